@@ -1,0 +1,51 @@
+"""hiveacid-sql: Hive 3 ACID transactional tables, run by Spark, from Python.
+
+>>> import hiveacid_sql
+>>> acid = hiveacid_sql.connect()                      # local Spark, ./warehouse, SQLite store
+>>> acid.sql("CREATE TABLE employee (id int, name string, salary int) "
+...          "STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+>>> acid.sql("INSERT INTO employee VALUES (1, 'Jerry', 5000)")
+>>> acid.sql("UPDATE employee SET salary = 7000 WHERE id = 1")
+
+The engine (and so PySpark) is imported on first use of ``connect``/``Session``, so the format layer
+(``hiveacid_sql.acid``) and the store (``hiveacid_sql.txn``) stay importable without starting Spark.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hiveacid_sql import errors
+from hiveacid_sql.errors import HiveAcidError, PlanError, SqlError, UnsupportedStatementError
+
+if TYPE_CHECKING:
+    from hiveacid_sql.engine.session import Session, connect
+    from hiveacid_sql.results import DmlResult
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DmlResult",
+    "HiveAcidError",
+    "PlanError",
+    "Session",
+    "SqlError",
+    "UnsupportedStatementError",
+    "__version__",
+    "connect",
+    "errors",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("connect", "Session"):
+        from hiveacid_sql.engine import session
+
+        return getattr(session, name)
+    if name == "DmlResult":
+        from hiveacid_sql.results import DmlResult
+
+        return DmlResult
+    if name == "load_ipython_extension":
+        raise AttributeError(name)
+    raise AttributeError(f"module 'hiveacid_sql' has no attribute {name!r}")

@@ -1,0 +1,211 @@
+"""Bind catalog table names in a statement to Spark temp views over one snapshot, and run it.
+
+This is the single place where SQL text is rendered for Spark (sqlglot ``Spark`` dialect) and sent to
+``spark.sql``. Each ACID table becomes a view over :func:`scan_table` at the statement's snapshot;
+plain tables become views over Spark's own readers. Views are dropped as soon as Spark has analysed
+the statement (the DataFrame keeps its plan), so nothing leaks into the user's session catalog.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import uuid
+from contextlib import contextmanager
+from collections.abc import Iterator
+
+from pyspark.errors import PySparkException
+from pyspark.sql import DataFrame, SparkSession
+from sqlglot import exp
+
+from hiveacid_sql.acid.hive_types import parse_hive_type
+from hiveacid_sql.acid.listing import filesystem_for
+from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.engine.plain import read_plain
+from hiveacid_sql.errors import ExecutionError, HiveAcidError, PlanError
+from hiveacid_sql.exec.scan import ScanFiles, scan_table, snapshot_files, user_columns
+from hiveacid_sql.plan.model import BoundTables
+from hiveacid_sql.plan.planner import catalog_tables, table_names
+from hiveacid_sql.txn import Snapshot, TableDef
+
+_counter = itertools.count()
+
+
+def write_id_list(snapshot: Snapshot, table: TableDef) -> ValidWriteIdList:
+    """The snapshot's write-id list of one table, as the format layer's ValidWriteIdList."""
+    ids = snapshot.tables.get(table.qualified_name)
+    if ids is None:
+        return ValidWriteIdList(table.qualified_name, 0, (), frozenset(), None)
+    return ValidWriteIdList(
+        table.qualified_name, ids.high_watermark, tuple(ids.exceptions), frozenset(ids.aborted), ids.min_open_write_id
+    )
+
+
+def table_columns(table: TableDef) -> list[tuple[str, object]]:
+    """(name, HiveType) of the table's columns, in table order."""
+    return [(c.name, parse_hive_type(c.type)) for c in table.columns]
+
+
+def acid_snapshot_frame(
+    spark: SparkSession, table: TableDef, snapshot: Snapshot, *, files: ScanFiles | None = None
+) -> DataFrame:
+    """Live rows of an ACID table at ``snapshot`` with internal row-id columns."""
+    fs, path = filesystem_for(table.location)
+    return scan_table(
+        spark, fs, table.location, path, table_columns(table), write_id_list(snapshot, table), files=files
+    )
+
+
+def acid_files(table: TableDef, snapshot: Snapshot) -> ScanFiles:
+    """The files an ACID table's snapshot reads (for EXPLAIN)."""
+    fs, path = filesystem_for(table.location)
+    return snapshot_files(fs, path, write_id_list(snapshot, table))
+
+
+def _expand_stars(tree: exp.Expression, columns_of: dict[str, list[str]]) -> None:
+    """Replace ``*`` / ``t.*`` over our tables by their columns, so a view's ``row__id`` stays virtual."""
+    for select in list(tree.find_all(exp.Select)):
+        sources: list[tuple[str, str]] = []  # (alias, view key)
+        plain_sources = True
+        from_ = select.args.get("from_") or select.args.get("from")
+        nodes = [from_.this] if from_ is not None else []
+        nodes += [j.this for j in select.args.get("joins") or []]
+        for node in nodes:
+            if isinstance(node, exp.Table) and node.name.lower() in columns_of:
+                sources.append((node.alias_or_name, node.name.lower()))
+            else:
+                plain_sources = False
+        new_exprs: list[exp.Expression] = []
+        changed = False
+        for e in select.expressions:
+            if isinstance(e, exp.Star) and plain_sources and sources:
+                for alias, key in sources:
+                    new_exprs += [exp.column(c, table=alias, quoted=True) for c in columns_of[key]]
+                changed = True
+            elif isinstance(e, exp.Column) and isinstance(e.this, exp.Star):
+                match = [s for s in sources if s[0].lower() == e.table.lower()]
+                if match:
+                    new_exprs += [exp.column(c, table=match[0][0], quoted=True) for c in columns_of[match[0][1]]]
+                    changed = True
+                else:
+                    new_exprs.append(e)
+            else:
+                new_exprs.append(e)
+        if changed:
+            select.set("expressions", new_exprs)
+
+
+class Binder:
+    """Registers snapshot views for one statement and renders it for Spark."""
+
+    def __init__(self, spark: SparkSession, snapshot: Snapshot, current_db: str) -> None:
+        self.spark = spark
+        self.snapshot = snapshot
+        self.current_db = current_db
+        self._views: dict[str, str] = {}  # qualified name -> view name
+        self._token = uuid.uuid4().hex[:8]
+
+    def _register(self, table: TableDef, *, row_id: bool, internal: bool) -> str:
+        if table.qualified_name in self._views:
+            return self._views[table.qualified_name]
+        if table.is_transactional:
+            df = acid_snapshot_frame(self.spark, table, self.snapshot)
+            if not internal:
+                df = user_columns(df, table_columns(table), row_id=row_id)
+        else:
+            df = read_plain(self.spark, table)
+        name = f"__hacid_{self._token}_{next(_counter)}_{table.name}"
+        df.createOrReplaceTempView(name)
+        self._views[table.qualified_name] = name
+        return name
+
+    def render(self, tree: exp.Expression, reads: BoundTables, *, internal: TableDef | None = None) -> str:
+        """Spark SQL text of ``tree`` with every catalog table replaced by its snapshot view."""
+        tree = tree.copy()
+        by_name = {t.qualified_name: t for t in reads.tables}
+        if internal is not None:
+            by_name[internal.qualified_name] = internal
+        columns_of: dict[str, list[str]] = {}
+        for node in catalog_tables(tree):
+            db, name = table_names(node, self.current_db)
+            table = by_name.get(f"{db}.{name}")
+            if table is None:
+                continue
+            is_internal = internal is not None and table.qualified_name == internal.qualified_name
+            view = self._register(
+                table, row_id=table.qualified_name in reads.row_id_tables, internal=is_internal
+            )
+            alias = node.alias_or_name
+            new = exp.Table(this=exp.to_identifier(view))
+            new.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
+            for key in ("joins", "laterals", "pivots"):
+                if node.args.get(key):
+                    new.set(key, node.args[key])
+            node.replace(new)
+            if table.qualified_name in reads.row_id_tables:
+                columns_of[view.lower()] = [c.name for c in table.columns]
+        if columns_of:
+            _expand_stars(tree, columns_of)
+        return tree.sql(dialect="spark")
+
+    def run(self, tree: exp.Expression, reads: BoundTables, *, internal: TableDef | None = None) -> DataFrame:
+        """Analyse ``tree`` in Spark; Spark's errors become one-line :class:`PlanError`s."""
+        sql = self.render(tree, reads, internal=internal)
+        try:
+            return self.spark.sql(sql)
+        except PySparkException as exc:
+            raise PlanError(self.clean_message(exc)) from exc
+
+    def clean_message(self, exc: BaseException) -> str:
+        """One line from a Spark error, with our view names turned back into table names."""
+        text = first_line(exc)
+        for qualified, view in self._views.items():
+            text = text.replace(view, qualified)
+        return re.sub(r"`?__hacid_[0-9a-f]+_\d+_(\w+)`?", r"\1", text)
+
+    def close(self) -> None:
+        for view in self._views.values():
+            self.spark.catalog.dropTempView(view)
+        self._views.clear()
+
+
+@contextmanager
+def bound(spark: SparkSession, snapshot: Snapshot, current_db: str) -> Iterator[Binder]:
+    """A binder whose views are dropped when the block ends."""
+    binder = Binder(spark, snapshot, current_db)
+    try:
+        yield binder
+    finally:
+        binder.close()
+
+
+_PY_ERROR = re.compile(r"^\s*(?:[\w.]+\.)?(\w+(?:Error|Exception)): (.*)$")
+
+
+def first_line(exc: BaseException) -> str:
+    """The line of an error that says what went wrong.
+
+    A failure inside a Python task arrives as a Java exception wrapping a Python traceback; the useful
+    line is the last ``SomeError: message`` of that traceback, not the wrapper's first line.
+    """
+    text = str(exc).strip()
+    if not text:
+        return type(exc).__name__
+    lines = text.splitlines()
+    if "Python worker" in lines[0] or "PythonException" in lines[0]:
+        for line in reversed(lines):
+            match = _PY_ERROR.match(line)
+            if match:
+                return f"{match.group(1)}: {match.group(2)}"
+    for line in lines:
+        if line.strip():
+            return line.strip()
+    return type(exc).__name__
+
+
+def spark_error(exc: BaseException, binder: Binder | None = None) -> HiveAcidError:
+    """A Spark job failure as a one-line :class:`ExecutionError`."""
+    if isinstance(exc, HiveAcidError):
+        return exc
+    message = binder.clean_message(exc) if binder else first_line(exc)
+    return ExecutionError(message)

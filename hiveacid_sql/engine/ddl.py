@@ -1,0 +1,242 @@
+"""Catalog statements: databases and tables (CREATE, DROP, ALTER, USE).
+
+Table metadata lives in the transaction store; managed tables live under the warehouse as Hive lays
+them out (``<warehouse>/<table>`` for ``default``, ``<warehouse>/<db>.db/<table>`` otherwise). A
+table created over a directory that already holds ACID data adopts it: every write id on disk counts
+as committed and new write ids continue after the highest.
+"""
+
+from __future__ import annotations
+
+import getpass
+import time
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from hiveacid_sql.acid.hive_types import parse_hive_type
+from hiveacid_sql.acid.listing import filesystem_for, list_acid_dir, max_write_id_on_disk
+from hiveacid_sql.errors import CatalogError, PlanError, UnsupportedStatementError
+from hiveacid_sql.plan.planner import table_names, where_is
+from hiveacid_sql.plan.types import hive_type_of
+from hiveacid_sql.txn import Column, TableDef
+
+if TYPE_CHECKING:
+    from hiveacid_sql.engine.session import Session
+
+_FORMATS = {"ORC": "orc", "PARQUET": "parquet", "TEXTFILE": "textfile"}
+
+
+def _literal(node: exp.Expression | None) -> str | None:
+    if node is None:
+        return None
+    if isinstance(node, exp.Literal):
+        return str(node.this)
+    return node.name if hasattr(node, "name") and node.name else node.sql(dialect="hive").strip("'\"")
+
+
+def spark_to_hive_type(simple: str) -> str:
+    """Hive type of a Spark ``simpleString`` (CTAS): NTZ timestamps are Hive timestamps, NULL is string."""
+    text = simple.replace("timestamp_ntz", "timestamp").replace("void", "string")
+    return parse_hive_type(text).to_string()
+
+
+def _columns(schema: exp.Schema) -> tuple[Column, ...]:
+    cols = []
+    seen = set()
+    for coldef in schema.expressions:
+        if not isinstance(coldef, exp.ColumnDef):
+            continue
+        name = coldef.name.lower()
+        if name in seen:
+            raise PlanError(f"{where_is(coldef)}Duplicate column name: {name}")
+        seen.add(name)
+        comment = None
+        for constraint in coldef.args.get("constraints") or []:
+            if isinstance(constraint.kind, exp.CommentColumnConstraint):
+                comment = _literal(constraint.kind.this)
+        kind = coldef.args.get("kind")
+        if kind is None:
+            raise PlanError(f"{where_is(coldef)}Column {name} needs a type")
+        try:
+            cols.append(Column(name, hive_type_of(kind), comment))
+        except Exception as exc:  # noqa: BLE001
+            raise PlanError(f"{where_is(coldef)}Unsupported type for column {name}: {kind.sql(dialect='hive')}") from exc
+    return tuple(cols)
+
+
+def table_location(session: Session, db: str, name: str) -> str:
+    """Default location of a managed table, Hive-style."""
+    db_location = session.catalog.get_database(db)["location"]
+    return f"{db_location.rstrip('/')}/{name}"
+
+
+def create_table(session: Session, tree: exp.Create) -> None:
+    """CREATE [EXTERNAL] TABLE [IF NOT EXISTS] ... (incl. LIKE and AS SELECT)."""
+    target = tree.this
+    schema_node = target if isinstance(target, exp.Schema) else None
+    table_node = target.this if isinstance(target, exp.Schema) else target
+    db, name = table_names(table_node, session.current_db)
+    if not session.catalog.database_exists(db):
+        raise PlanError(f"{where_is(table_node)}Database does not exist: {db}")
+    params: dict[str, str] = {}
+    storage = None
+    location = None
+    external = False
+    comment = None
+    like: exp.Table | None = None
+    for prop in (tree.args.get("properties").expressions if tree.args.get("properties") else []):
+        if isinstance(prop, exp.FileFormatProperty):
+            fmt = prop.name.upper() if prop.name else _literal(prop.this).upper()
+            if fmt not in _FORMATS:
+                raise UnsupportedStatementError(f"STORED AS {fmt} is not supported (ORC, PARQUET, TEXTFILE are)")
+            storage = _FORMATS[fmt]
+        elif isinstance(prop, exp.LocationProperty):
+            location = _literal(prop.this)
+        elif isinstance(prop, exp.ExternalProperty):
+            external = True
+        elif isinstance(prop, exp.SchemaCommentProperty):
+            comment = _literal(prop.this)
+        elif isinstance(prop, exp.LikeProperty):
+            like = prop.this
+        elif isinstance(prop, exp.PartitionedByProperty):
+            raise UnsupportedStatementError("PARTITIONED BY is not supported yet (planned: partitioned ACID tables)")
+        elif isinstance(prop, exp.ClusteredByProperty):
+            raise UnsupportedStatementError("CLUSTERED BY is not supported yet (planned: bucketed ACID tables)")
+        elif isinstance(prop, exp.Property):
+            params[_literal(prop.this).lower() if _literal(prop.this) else prop.name] = _literal(prop.args.get("value")) or ""
+        elif isinstance(prop, exp.TemporaryProperty):
+            raise UnsupportedStatementError("TEMPORARY tables are not supported")
+    if "transactional" in params:
+        params["transactional"] = params["transactional"].lower()
+    columns: tuple[Column, ...] = _columns(schema_node) if schema_node is not None else ()
+    if like is not None:
+        source = session.planner.resolve(like)
+        columns = source.columns
+        storage = storage or source.storage_format
+        params = {**{k: v for k, v in source.params.items() if k in ("transactional", "transactional_properties")}, **params}
+    query = tree.expression
+    if query is not None and not columns:
+        df = session.query_frame(query)
+        columns = tuple(Column(f.name.lower(), spark_to_hive_type(f.dataType.simpleString())) for f in df.schema.fields)
+    if not columns:
+        raise PlanError(f"{where_is(table_node)}CREATE TABLE {db}.{name} needs at least one column")
+    storage = storage or session.settings.get("hive.default.fileformat", "textfile").lower()
+    if params.get("transactional") == "true" and storage != "orc":
+        # Hive's TransactionalValidationListener refuses this; say so before anything is created.
+        raise CatalogError(f"The table must be stored using an ACID compliant format (such as ORC): {db}.{name}")
+    if location is None:
+        location = table_location(session, db, name)
+    else:
+        location = session.resolve_location(location)
+    tdef = TableDef(
+        db=db,
+        name=name,
+        columns=columns,
+        location=location,
+        storage_format=storage,
+        table_type="EXTERNAL_TABLE" if external else "MANAGED_TABLE",
+        params=params,
+        comment=comment,
+        owner=getpass.getuser(),
+        create_time=int(time.time()),
+    )
+    created = session.catalog.create_table(tdef, if_not_exists=bool(tree.args.get("exists")))
+    if not created:
+        return
+    tdef = session.catalog.get_table(db, name)
+    fs, path = filesystem_for(location)
+    fs.create_dir(path, recursive=True)
+    if tdef.is_transactional:
+        highest = max_write_id_on_disk(list_acid_dir(fs, path))
+        if highest > 0:
+            session.store.register_existing_write_ids(db, name, highest)
+    if query is not None:
+        session.run_statement_tree(exp.Insert(this=exp.Table(this=exp.to_identifier(name), db=exp.to_identifier(db)), expression=query), "INSERT")
+
+
+def create_database(session: Session, tree: exp.Create) -> None:
+    name = tree.this.name.lower()
+    location = None
+    comment = None
+    for prop in (tree.args.get("properties").expressions if tree.args.get("properties") else []):
+        if isinstance(prop, exp.LocationProperty):
+            location = session.resolve_location(_literal(prop.this))
+        elif isinstance(prop, exp.SchemaCommentProperty):
+            comment = _literal(prop.this)
+    location = location or f"{session.warehouse.rstrip('/')}/{name}.db"
+    session.catalog.create_database(name, location=location, comment=comment, if_not_exists=bool(tree.args.get("exists")))
+    fs, path = filesystem_for(location)
+    fs.create_dir(path, recursive=True)
+
+
+def drop(session: Session, tree: exp.Drop) -> None:
+    kind = (tree.args.get("kind") or "").upper()
+    if kind == "TABLE":
+        for node in tree.args.get("tables") or [tree.this]:
+            db, name = table_names(node, session.current_db)
+            dropped = session.catalog.drop_table(db, name, if_exists=bool(tree.args.get("exists")))
+            if dropped is not None and dropped.table_type != "EXTERNAL_TABLE":
+                fs, path = filesystem_for(dropped.location)
+                try:
+                    fs.delete_dir(path)
+                except (FileNotFoundError, OSError):
+                    pass
+        return
+    if kind in ("DATABASE", "SCHEMA"):
+        for node in tree.args.get("tables") or [tree.this]:
+            name = node.name.lower()
+            if name == "default":
+                raise CatalogError("Can not drop default database")
+            if session.catalog.database_exists(name) and bool(tree.args.get("cascade")):
+                for table in session.catalog.list_tables(name):
+                    session.sql(f"DROP TABLE `{name}`.`{table}`")
+            info = session.catalog.get_database(name) if session.catalog.database_exists(name) else None
+            session.catalog.drop_database(name, if_exists=bool(tree.args.get("exists")), cascade=bool(tree.args.get("cascade")))
+            if info is not None:
+                fs, path = filesystem_for(info["location"])
+                try:
+                    fs.delete_dir(path)
+                except (FileNotFoundError, OSError):
+                    pass
+            if session.current_db == name:
+                session.current_db = "default"
+        return
+    raise UnsupportedStatementError(f"DROP {kind} is not supported")
+
+
+def alter_table(session: Session, tree: exp.Alter) -> None:
+    table = session.planner.resolve(tree.this)
+    for action in tree.args.get("actions") or []:
+        if isinstance(action, exp.Schema) or isinstance(action, exp.ColumnDef):
+            cols = _columns(action if isinstance(action, exp.Schema) else exp.Schema(expressions=[action]))
+            existing = {c.name for c in table.columns}
+            for col in cols:
+                if col.name in existing:
+                    raise PlanError(f"Duplicate column name: {col.name}")
+            session.catalog.add_columns(table.db, table.name, list(cols))
+        elif isinstance(action, exp.AlterRename):
+            new_db, new_name = table_names(action.this, table.db)
+            new_location = table.location
+            default_location = table_location(session, table.db, table.name)
+            if table.table_type != "EXTERNAL_TABLE" and table.location.rstrip("/") == default_location.rstrip("/"):
+                new_location = table_location(session, new_db, new_name)
+            session.catalog.rename_table(table.db, table.name, new_db, new_name, new_location)
+            if new_location != table.location:
+                fs, old_path = filesystem_for(table.location)
+                _, new_path = filesystem_for(new_location)
+                try:
+                    fs.move(old_path, new_path)
+                except FileNotFoundError:
+                    pass
+        elif isinstance(action, exp.AlterSet):
+            props = {}
+            for prop in action.expressions:
+                for p in prop.expressions if isinstance(prop, exp.Properties) else [prop]:
+                    props[_literal(p.this).lower()] = _literal(p.args.get("value")) or ""
+            session.catalog.set_table_params(table.db, table.name, props)
+        elif type(action).__name__ == "UnsetProperties":
+            keys = [_literal(e).lower() for e in action.expressions]
+            session.catalog.unset_table_params(table.db, table.name, keys)
+        else:
+            raise UnsupportedStatementError(f"ALTER TABLE {action.key.upper()} is not supported")

@@ -1,0 +1,122 @@
+"""SHOW / DESCRIBE output as small Spark DataFrames with Hive's column names."""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from typing import TYPE_CHECKING
+
+from pyspark.sql import DataFrame
+
+from hiveacid_sql.txn import TableDef
+
+if TYPE_CHECKING:
+    from hiveacid_sql.engine.session import Session
+
+
+def rows_frame(session: Session, rows: list[tuple], schema: str) -> DataFrame:
+    return session.spark.createDataFrame(rows, schema)
+
+
+def hive_like(pattern: str | None, names: list[str]) -> list[str]:
+    """Hive's SHOW ... LIKE: '*' wildcard and '|' alternatives, case-insensitive."""
+    if not pattern:
+        return sorted(names)
+    alternatives = [p.strip().lower() for p in pattern.split("|")]
+    return sorted(n for n in names if any(fnmatch.fnmatchcase(n.lower(), a) for a in alternatives))
+
+
+def show_databases(session: Session, pattern: str | None) -> DataFrame:
+    names = hive_like(pattern, session.catalog.list_databases())
+    return rows_frame(session, [(n,) for n in names], "database_name string")
+
+
+def show_tables(session: Session, db: str, pattern: str | None) -> DataFrame:
+    names = hive_like(pattern, session.catalog.list_tables(db))
+    return rows_frame(session, [(n,) for n in names], "tab_name string")
+
+
+def show_tblproperties(session: Session, table: TableDef, key: str | None) -> DataFrame:
+    params = dict(table.params)
+    if key is not None:
+        value = params.get(key, f"Table {table.qualified_name} does not have property: {key}")
+        return rows_frame(session, [(key, value)], "prpt_name string, prpt_value string")
+    return rows_frame(session, sorted(params.items()), "prpt_name string, prpt_value string")
+
+
+def describe(session: Session, table: TableDef, style: str | None) -> DataFrame:
+    """DESCRIBE [EXTENDED|FORMATTED]: columns, then (extended) the table's details as Hive lists them."""
+    rows: list[tuple[str, str, str]] = [(c.name, c.type, c.comment or "") for c in table.columns]
+    if style:
+        rows += [
+            ("", "", ""),
+            ("# Detailed Table Information", "", ""),
+            ("Database:", table.db, ""),
+            ("Table:", table.name, ""),
+            ("Owner:", table.owner or "", ""),
+            ("CreateTime:", time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(table.create_time or 0)), ""),
+            ("Location:", table.location, ""),
+            ("Table Type:", table.table_type, ""),
+            ("Table Parameters:", "", ""),
+        ]
+        rows += [("", k, v) for k, v in sorted(table.params.items())]
+        if table.comment:
+            rows.append(("", "comment", table.comment))
+        rows += [
+            ("", "", ""),
+            ("# Storage Information", "", ""),
+            ("InputFormat:", _input_format(table), ""),
+            ("OutputFormat:", _output_format(table), ""),
+            ("SerDe Library:", _serde(table), ""),
+        ]
+    return rows_frame(session, rows, "col_name string, data_type string, comment string")
+
+
+def _serde(table: TableDef) -> str:
+    return {
+        "orc": "org.apache.hadoop.hive.ql.io.orc.OrcSerde",
+        "parquet": "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
+    }.get(table.storage_format, "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe")
+
+
+def _input_format(table: TableDef) -> str:
+    return {
+        "orc": "org.apache.hadoop.hive.ql.io.orc.OrcInputFormat",
+        "parquet": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+    }.get(table.storage_format, "org.apache.hadoop.mapred.TextInputFormat")
+
+
+def _output_format(table: TableDef) -> str:
+    return {
+        "orc": "org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat",
+        "parquet": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
+    }.get(table.storage_format, "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat")
+
+
+def _quote(s: str) -> str:
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def create_table_text(table: TableDef) -> str:
+    """SHOW CREATE TABLE: Hive DDL that recreates the table (Hive's layout, STORED AS form)."""
+    external = "EXTERNAL " if table.table_type == "EXTERNAL_TABLE" else ""
+    lines = [f"CREATE {external}TABLE `{table.db}`.`{table.name}`("]
+    cols = []
+    for c in table.columns:
+        comment = f" COMMENT {_quote(c.comment)}" if c.comment else ""
+        cols.append(f"  `{c.name}` {c.type}{comment}")
+    lines.append(",\n".join(cols) + ")")
+    if table.comment:
+        lines.append(f"COMMENT {_quote(table.comment)}")
+    lines.append(f"STORED AS {table.storage_format.upper()}")
+    lines.append("LOCATION")
+    lines.append(f"  {_quote(table.location)}")
+    props = [f"  {_quote(k)}={_quote(v)}" for k, v in sorted(table.params.items())]
+    if props:
+        lines.append("TBLPROPERTIES (")
+        lines.append(",\n".join(props) + ")")
+    return "\n".join(lines)
+
+
+def show_create_table(session: Session, table: TableDef) -> DataFrame:
+    return rows_frame(session, [(create_table_text(table),)], "createtab_stmt string")

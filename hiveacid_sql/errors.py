@@ -1,0 +1,62 @@
+"""Every error a user can see derives from :class:`HiveAcidError`.
+
+One base class lets callers catch everything this package raises with one ``except``;
+the subclasses say which layer refused the work, and every message is a single line.
+"""
+
+from __future__ import annotations
+
+
+class HiveAcidError(Exception):
+    """Base of all hiveacid-sql errors."""
+
+
+class SqlError(HiveAcidError):
+    """SQL text that cannot be parsed; carries the 1-based line and column."""
+
+    def __init__(self, message: str, line: int | None = None, col: int | None = None) -> None:
+        self.description = message
+        self.line = line
+        self.col = col
+        where = f"line {line}, col {col}: " if line is not None else ""
+        super().__init__(f"{where}{message}")
+
+
+class UnsupportedStatementError(SqlError):
+    """A statement that parses but that hiveacid-sql does not (yet) run."""
+
+
+class PlanError(HiveAcidError):
+    """A statement that parses but is wrong for the catalog: unknown table, column, bad value count."""
+
+
+class CatalogError(HiveAcidError):
+    """Catalog rule violated (table exists, ACID table not ORC, EXTERNAL transactional, ...)."""
+
+
+class NoSuchTableError(CatalogError):
+    """The table does not exist."""
+
+
+class NoSuchDatabaseError(CatalogError):
+    """The database does not exist."""
+
+
+class TxnError(HiveAcidError):
+    """Transaction store refused an operation (unknown txn, txn not open, ...)."""
+
+
+class TxnAbortedError(TxnError):
+    """The transaction was aborted (by a failure, a timeout or a conflict)."""
+
+
+class AcidFormatError(HiveAcidError):
+    """A file or directory does not follow the Hive ACID layout."""
+
+
+class NotEnoughHistoryError(AcidFormatError):
+    """The snapshot needs write ids that compaction already folded into a base (Hive error 10327)."""
+
+
+class ExecutionError(HiveAcidError):
+    """A Spark job failed while running a statement; the statement's transaction was aborted."""

@@ -1,0 +1,62 @@
+"""Hive types as Spark types, in one table and its few exceptions.
+
+Two views of the same Hive type are needed: the *table* view users query (a Hive ``timestamp`` is a
+wall-clock value, so Spark ``TIMESTAMP_NTZ``) and the *physical* view Spark's ORC reader accepts for
+the bytes on disk (an ORC ``timestamp`` can only be read as Spark ``TIMESTAMP``). ``varchar``/``char``
+become ``string`` because Spark has no length-checked string type outside its own catalog; lengths
+are enforced by the ORC writer.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import types as T
+
+from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
+
+_PRIMITIVES: dict[str, T.DataType] = {
+    "tinyint": T.ByteType(),
+    "smallint": T.ShortType(),
+    "int": T.IntegerType(),
+    "bigint": T.LongType(),
+    "float": T.FloatType(),
+    "double": T.DoubleType(),
+    "string": T.StringType(),
+    "varchar": T.StringType(),
+    "char": T.StringType(),
+    "boolean": T.BooleanType(),
+    "date": T.DateType(),
+    "binary": T.BinaryType(),
+}
+
+
+def to_spark_type(hive_type: HiveType | str, *, physical: bool = False) -> T.DataType:
+    """Spark type for a Hive type; ``physical=True`` gives the type Spark's ORC reader must be asked for."""
+    t = parse_hive_type(hive_type) if isinstance(hive_type, str) else hive_type
+    if t.name in _PRIMITIVES:
+        return _PRIMITIVES[t.name]
+    if t.name == "timestamp":
+        return T.TimestampType() if physical else T.TimestampNTZType()
+    if t.name == "decimal":
+        precision, scale = t.params
+        return T.DecimalType(precision, scale)
+    if t.name == "array":
+        return T.ArrayType(to_spark_type(t.children[0], physical=physical), True)
+    if t.name == "map":
+        return T.MapType(to_spark_type(t.children[0], physical=physical), to_spark_type(t.children[1], physical=physical), True)
+    if t.name == "struct":
+        return T.StructType(
+            [T.StructField(name, to_spark_type(child, physical=physical), True) for name, child in t.fields]
+        )
+    raise TypeError(f"no Spark type for Hive type {t.to_string()}")
+
+
+def spark_schema(columns: list[tuple[str, HiveType]], *, physical: bool = False) -> T.StructType:
+    """A Spark struct of the given (name, Hive type) columns."""
+    return T.StructType([T.StructField(n, to_spark_type(t, physical=physical), True) for n, t in columns])
+
+
+def has_timestamp(hive_type: HiveType) -> bool:
+    """Whether a timestamp hides anywhere in the type (such columns need the wall-clock conversion)."""
+    if hive_type.name == "timestamp":
+        return True
+    return any(has_timestamp(child) for child in (c[1] if isinstance(c, tuple) else c for c in hive_type.children))

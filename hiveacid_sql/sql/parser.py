@@ -1,0 +1,266 @@
+"""``HiveAcidParser``: sqlglot's Hive parser plus the Hive ACID statements it lacks.
+
+Every addition is an entry in one of sqlglot's dispatch tables (``STATEMENT_PARSERS``,
+``ALTER_PARSERS``, ``SHOW_PARSERS``) or in our own ``TEXT_STATEMENT_PARSERS`` for statements whose
+first word is not a sqlglot keyword (``START``, ``ABORT``, ``EXPLAIN``).  Upstream classes are never
+mutated: each table is a fresh dict built from the parent's.  Where stock sqlglot would silently fall
+back to an opaque ``exp.Command``, this parser either builds a real node or records a parse error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from sqlglot import exp
+from sqlglot.parsers.hive import HiveParser
+from sqlglot.tokens import TokenType
+from sqlglot.trie import TrieResult, in_trie, new_trie
+
+from hiveacid_sql.sql import nodes
+
+_ParserFn = Callable[[Any], "exp.Expr | None"]
+
+
+class HiveAcidParser(HiveParser):
+    """Parses the Hive 3 statements hiveacid-sql runs into real AST nodes, never ``exp.Command``."""
+
+    STATEMENT_PARSERS: ClassVar = {
+        **HiveParser.STATEMENT_PARSERS,
+        TokenType.SET: lambda self: self._parse_hive_set(),
+        TokenType.SHOW: lambda self: self._parse_show(),
+    }
+
+    # Statements whose leading words tokenize as plain VARs, matched by text through a trie.
+    TEXT_STATEMENT_PARSERS: ClassVar[dict[str, _ParserFn]] = {
+        "START TRANSACTION": lambda self: self.expression(exp.Transaction()),
+        "ABORT TRANSACTIONS": lambda self: self._parse_abort_transactions(),
+        "EXPLAIN": lambda self: self._parse_explain(),
+    }
+    TEXT_STATEMENT_TRIE: ClassVar[dict] = new_trie(key.split(" ") for key in TEXT_STATEMENT_PARSERS)
+
+    ALTER_PARSERS: ClassVar = {
+        **HiveParser.ALTER_PARSERS,
+        "COMPACT": lambda self: self._parse_alter_table_compact(),
+        "UNSET": lambda self: self._parse_alter_table_unset(),
+    }
+
+    SHOW_PARSERS: ClassVar = {
+        "DATABASES": lambda self: self._parse_show_like("DATABASES"),
+        "SCHEMAS": lambda self: self._parse_show_like("SCHEMAS"),
+        "TABLES": lambda self: self._parse_show_tables(),
+        "TBLPROPERTIES": lambda self: self._parse_show_tblproperties(),
+        "CREATE TABLE": lambda self: self._parse_show_of_table("CREATE TABLE"),
+        "PARTITIONS": lambda self: self._parse_show_of_table("PARTITIONS"),
+        "COLUMNS": lambda self: self._parse_show_columns(),
+        "COMPACTIONS": lambda self: self.expression(nodes.ShowCompactions()),
+        "TRANSACTIONS": lambda self: self.expression(nodes.ShowTransactions()),
+        "LOCKS": lambda self: self._parse_show_locks(),
+    }
+    # The trie must be rebuilt with the table, or SHOW lookups keep using the parent's (empty) trie.
+    SHOW_TRIE: ClassVar[dict] = new_trie(key.split(" ") for key in SHOW_PARSERS)
+
+    VERSION_PHRASES: ClassVar = {
+        **HiveParser.VERSION_PHRASES,
+        ("FOR", "SYSTEM_VERSION"): "VERSION",
+    }
+
+    # -- statements ---------------------------------------------------------------------------
+
+    def _parse_statement(self) -> exp.Expr | None:
+        curr = self._curr
+        if curr and curr.token_type == TokenType.VAR:
+            parser = self._find_parser(self.TEXT_STATEMENT_PARSERS, self.TEXT_STATEMENT_TRIE)
+            if parser:
+                comments = self._prev_comments
+                stmt = parser(self)
+                if stmt is not None:
+                    stmt.add_comments(comments, prepend=True)
+                return stmt
+            if self._index == 0:
+                # A statement never starts with a bare word; say so instead of parsing a column.
+                self.raise_error(f"Unknown statement '{curr.text}'", curr)
+        return super()._parse_statement()
+
+    def _find_parser(self, parsers: dict[str, Callable], trie: dict) -> Callable | None:
+        """sqlglot's trie walk, but stopping at the end of the statement.
+
+        Upstream advances past the last token when a statement ends inside a multi-word key
+        (``SHOW CREATE``, ``START``) and raises IndexError; here that is simply "no match".
+        """
+        index = self._index
+        words: list[str] = []
+        while self._curr:
+            word = self._curr.text.upper()
+            words.append(word)
+            self._advance()
+            result, trie = in_trie(trie, word.split(" "))
+            if result == TrieResult.FAILED:
+                break
+            if result == TrieResult.EXISTS:
+                return parsers[" ".join(words)]
+        self._retreat(index)
+        return None
+
+    def _warn_unsupported(self) -> None:
+        """Silence sqlglot's "Falling back to parsing as a 'Command'" log: ``parse`` raises instead."""
+
+    def _parse_abort_transactions(self) -> nodes.AbortTransactions:
+        ids: list[exp.Expr] = []
+        while self._match(TokenType.NUMBER):
+            ids.append(exp.Literal.number(self._prev.text))
+        if not ids:
+            self.raise_error("ABORT TRANSACTIONS needs at least one transaction id")
+            return nodes.AbortTransactions(expressions=[])
+        return self.expression(nodes.AbortTransactions(expressions=ids))
+
+    def _parse_explain(self) -> nodes.Explain:
+        kind = None
+        if self._curr and self._curr.token_type == TokenType.VAR and self._match_texts(nodes.EXPLAIN_KINDS):
+            kind = self._prev.text.upper()
+        elif self._curr.token_type == TokenType.ANALYZE and self._next.token_type != TokenType.TABLE:
+            # EXPLAIN ANALYZE <query>, as opposed to EXPLAIN of an ANALYZE TABLE statement.
+            self._advance()
+            kind = "ANALYZE"
+        this = self._parse_statement() if self._curr else None
+        if this is None:
+            self.raise_error("Expected a statement after EXPLAIN")
+            return nodes.Explain(kind=kind)
+        return self.expression(nodes.Explain(this=this, kind=kind))
+
+    def _parse_hive_set(self) -> exp.Set:
+        """Hive's ``SET``, ``SET key`` and ``SET key=value``: key and value are raw text, as in Hive.
+
+        sqlglot's generic SET parses the value as an expression, which loses text such as
+        ``root.default`` (it keeps only ``default``) and turns ``SET key`` into a Command.
+        """
+        if not self._curr:
+            return self.expression(exp.Set(expressions=[]))
+        start = self._curr
+        while self._curr and self._curr.token_type != TokenType.EQ:
+            self._advance()
+        if self._curr is start:
+            self.raise_error("Expected a configuration key after SET")
+            return exp.Set(expressions=[])
+        key = exp.var(self._find_sql(start, self._prev))
+        if not self._match(TokenType.EQ):
+            return self.expression(exp.Set(expressions=[exp.SetItem(this=key)]))
+        value = ""
+        if self._curr:
+            value_start = self._curr
+            while self._curr:
+                self._advance()
+            value = self._find_sql(value_start, self._prev)
+        item = exp.SetItem(this=exp.EQ(this=key, expression=exp.var(value)))
+        return self.expression(exp.Set(expressions=[item]))
+
+    def _parse_update_assignment(self) -> exp.Expr | None:
+        """``column = value`` in UPDATE and MERGE's UPDATE SET; sqlglot accepts an empty list."""
+        token = self._curr
+        node = super()._parse_update_assignment()
+        if not isinstance(node, exp.EQ):
+            self.raise_error("Expected column = value after SET", token)
+        return node
+
+    # -- ALTER TABLE ----------------------------------------------------------------------------
+
+    def _parse_alter(self) -> exp.Alter | exp.Command | nodes.Compact:
+        node = super()._parse_alter()
+        if not isinstance(node, exp.Alter):
+            return node
+        compacts = [a for a in node.args.get("actions") or [] if isinstance(a, nodes.Compact)]
+        if not compacts:
+            return node
+        # COMPACT is a statement of its own, not an ALTER action: lift it, moving the table's
+        # PARTITION (...) spec, which sqlglot attaches to the table, onto the Compact node.
+        compact = compacts[0]
+        table = node.this
+        partition = table.args.get("partition") if table else None
+        if partition is not None:
+            table.set("partition", None)
+        compact.set("this", table)
+        compact.set("partition", partition)
+        return self.validate_expression(compact)
+
+    def _parse_alter_table_compact(self) -> nodes.Compact:
+        token = self._curr
+        kind_literal = self._parse_string()
+        kind = kind_literal.name.lower() if kind_literal else None
+        if kind not in nodes.COMPACTION_KINDS:
+            self.raise_error("Compaction type must be 'minor' or 'major'", token)
+        wait = False
+        if self._match(TokenType.AND):
+            if not self._match_text_seq("WAIT"):
+                self.raise_error("Expected WAIT after AND")
+            wait = True
+        properties = None
+        if self._match_text_seq("WITH", "OVERWRITE", "TBLPROPERTIES"):
+            props = self._parse_wrapped_csv(self._parse_property)
+            properties = self.expression(exp.Properties(expressions=props))
+        if self._curr:
+            self.raise_error("Unexpected text after the COMPACT clause")
+        # `this` is set by _parse_alter once the table is known, so no validation here.
+        return nodes.Compact(kind=kind, wait=wait, properties=properties)
+
+    def _parse_alter_table_unset(self) -> nodes.UnsetProperties | None:
+        if not self._match_text_seq("TBLPROPERTIES"):
+            self.raise_error("Expected TBLPROPERTIES after UNSET")
+            return None
+        exists = self._parse_exists()
+        keys = self._parse_wrapped_csv(self._parse_string)
+        return self.expression(nodes.UnsetProperties(expressions=keys, exists=exists))
+
+    # -- SHOW -----------------------------------------------------------------------------------
+
+    def _parse_show(self) -> exp.Expr | None:
+        parser = self._find_parser(self.SHOW_PARSERS, self.SHOW_TRIE)
+        if parser:
+            return parser(self)
+        if self._curr:
+            self.raise_error("Unknown SHOW statement", self._curr)
+        else:
+            self.raise_error("Expected what to SHOW, e.g. TABLES or COMPACTIONS")
+        return self._parse_as_command(self._prev)
+
+    def _parse_show_pattern(self) -> exp.Expr | None:
+        """``[LIKE] 'pattern'``: Hive allows the pattern with or without LIKE."""
+        like = self._match(TokenType.LIKE)
+        pattern = self._parse_string()
+        if like and pattern is None:
+            self.raise_error("Expected a quoted pattern after LIKE")
+        return pattern
+
+    def _parse_show_like(self, what: str) -> exp.Show:
+        return self.expression(exp.Show(this=what, like=self._parse_show_pattern()))
+
+    def _parse_show_tables(self) -> exp.Show:
+        db = self._parse_id_var() if self._match_set((TokenType.IN, TokenType.FROM)) else None
+        return self.expression(exp.Show(this="TABLES", db=db, like=self._parse_show_pattern()))
+
+    def _parse_show_of_table(self, what: str) -> exp.Show:
+        return self.expression(exp.Show(this=what, target=self._parse_table_parts(schema=True)))
+
+    def _parse_show_columns(self) -> exp.Show:
+        if not self._match_set((TokenType.IN, TokenType.FROM)):
+            self.raise_error("Expected IN or FROM after SHOW COLUMNS")
+        target = self._parse_table_parts(schema=True)
+        db = self._parse_id_var() if self._match_set((TokenType.IN, TokenType.FROM)) else None
+        return self.expression(
+            exp.Show(this="COLUMNS", target=target, db=db, like=self._parse_show_pattern())
+        )
+
+    def _parse_show_tblproperties(self) -> nodes.ShowTblProperties:
+        table = self._parse_table_parts(schema=True)
+        key = (
+            self._parse_wrapped(self._parse_string) if self._match(TokenType.L_PAREN, advance=False) else None
+        )
+        return self.expression(nodes.ShowTblProperties(this=table, expression=key))
+
+    def _parse_show_locks(self) -> nodes.ShowLocks:
+        table = None
+        partition = None
+        if self._curr and not self._match_text_seq("EXTENDED", advance=False):
+            table = self._parse_table_parts(schema=True)
+            partition = self._parse_partition()
+        extended = self._match_text_seq("EXTENDED")
+        return self.expression(nodes.ShowLocks(this=table, partition=partition, extended=extended))

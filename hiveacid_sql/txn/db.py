@@ -1,0 +1,134 @@
+"""Engine set-up and the two kinds of short transaction the store runs.
+
+* :meth:`Db.write` - a read-write transaction. PostgreSQL and MariaDB run it at READ COMMITTED
+  (what Hive's metastore uses) and take row locks with ``SELECT ... FOR UPDATE``; SQLite starts
+  it with ``BEGIN IMMEDIATE`` so the write lock is taken up front and two writers never deadlock
+  on a lock upgrade (SQLAlchemy's documented pysqlite recipe).
+* :meth:`Db.read` - a read-only transaction that sees one consistent picture: REPEATABLE READ on
+  PostgreSQL/MariaDB, a deferred ``BEGIN`` on SQLite (WAL gives readers a stable snapshot).
+
+:meth:`Db.run_write` retries a write transaction that the server rolled back because of a
+deadlock or a serialisation failure, or that asked for a retry (:class:`RetryTxn`); nothing
+else is retried, because only then is it certain that nothing landed.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, Engine
+
+from hiveacid_sql.errors import TxnError
+
+T = TypeVar("T")
+
+#: Seconds a SQLite writer waits for the database lock before giving up.
+SQLITE_BUSY_TIMEOUT_S = 30
+_READ_OPTION = "hiveacid_read_only"
+_MAX_ATTEMPTS = 8
+
+# Server error codes meaning "the transaction was rolled back, run it again".
+_PG_RETRY_SQLSTATES = {"40001", "40P01"}  # serialization_failure, deadlock_detected
+_MYSQL_RETRY_CODES = {1213, 1020}  # deadlock; "record has changed since last read" (snapshot isolation)
+
+
+class RetryTxn(Exception):  # noqa: N818 - a control-flow signal, not an error the user sees
+    """Raised inside a write transaction to roll it back and run it again (e.g. lost insert race)."""
+
+
+def _setup_sqlite(engine: Engine) -> None:
+    """WAL, busy timeout, foreign keys, and explicit BEGIN [IMMEDIATE] (pysqlite recipe)."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Stop pysqlite from emitting its own BEGIN/COMMIT; we issue BEGIN ourselves below.
+        dbapi_connection.isolation_level = None
+        cur = dbapi_connection.cursor()
+        try:
+            cur.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_S * 1000}")
+            cur.execute("PRAGMA journal_mode = WAL")
+            cur.execute("PRAGMA foreign_keys = ON")
+            cur.execute("PRAGMA synchronous = NORMAL")  # durable enough under WAL, much faster
+        finally:
+            cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        read_only = conn.get_execution_options().get(_READ_OPTION, False)
+        conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+
+def make_engine(url: str, *, echo: bool = False) -> Engine:
+    """An engine configured for the store's transaction discipline on its backend."""
+    sa_url = sa.make_url(url)
+    backend = sa_url.get_backend_name()
+    if backend == "sqlite":
+        engine = sa.create_engine(
+            sa_url, echo=echo, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S}, pool_pre_ping=False
+        )
+        _setup_sqlite(engine)
+        return engine
+    if backend == "mysql" and "charset" not in sa_url.query:
+        sa_url = sa_url.update_query_dict({"charset": "utf8mb4"})
+    return sa.create_engine(sa_url, echo=echo, isolation_level="READ COMMITTED", pool_pre_ping=True)
+
+
+def _is_retryable(exc: sa.exc.DBAPIError) -> bool:
+    orig = exc.orig
+    sqlstate = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+    if sqlstate in _PG_RETRY_SQLSTATES:
+        return True
+    args = getattr(orig, "args", ())
+    return bool(args) and isinstance(args[0], int) and args[0] in _MYSQL_RETRY_CODES
+
+
+class Db:
+    """An engine plus the store's transaction helpers; shared by the txn store and the catalog."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.backend = engine.dialect.name  # 'sqlite', 'postgresql', 'mysql'/'mariadb'
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """One short read-write transaction; commits on success, rolls back on any exception."""
+        with self.engine.begin() as conn:
+            yield conn
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """One read-only transaction that sees a single consistent state of the database."""
+        with self.engine.connect() as conn:
+            if self.backend == "sqlite":
+                conn = conn.execution_options(**{_READ_OPTION: True})
+            elif self.backend == "postgresql":
+                conn = conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+            else:
+                conn = conn.execution_options(isolation_level="REPEATABLE READ")
+            with conn.begin():
+                yield conn
+
+    def run_write(self, fn: Callable[[Connection], T]) -> T:
+        """Run ``fn`` in a write transaction, again if the server rolled it back (deadlock etc.)."""
+        for attempt in range(1, _MAX_ATTEMPTS + 1):
+            try:
+                with self.write() as conn:
+                    return fn(conn)
+            except RetryTxn as exc:
+                if attempt == _MAX_ATTEMPTS:
+                    raise TxnError(f"Gave up after {attempt} attempts: {exc}") from exc
+            except sa.exc.DBAPIError as exc:
+                if attempt == _MAX_ATTEMPTS or not _is_retryable(exc):
+                    raise
+            # Jittered back-off so that colliding writers do not collide again.
+            time.sleep(random.uniform(0, 0.01 * 2**attempt))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def dispose(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,155 @@
+"""Catalog rules applied when a table is created or its TBLPROPERTIES change, as pure functions.
+
+They follow Hive's ``TransactionalValidationListener`` (hive3): a full-ACID table must be ORC
+and managed, ``transactional_properties`` is normalised to ``default``, and ``transactional``
+can never go from true back to false. Messages copy Hive's so users can search for them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterable
+
+from hiveacid_sql.errors import CatalogError
+from hiveacid_sql.txn.tabledef import STORAGE_FORMATS, TABLE_TYPES, Column, TableDef
+
+TRANSACTIONAL = "transactional"
+TRANSACTIONAL_PROPERTIES = "transactional_properties"
+DDL_TIME = "transient_lastDdlTime"
+_CASE_INSENSITIVE_KEYS = (TRANSACTIONAL, TRANSACTIONAL_PROPERTIES)
+
+
+def normalize_params(params: dict[str, str]) -> dict[str, str]:
+    """Lower-case the keys Hive matches case-insensitively (and their values)."""
+    out: dict[str, str] = {}
+    for key, value in params.items():
+        if key.lower() in _CASE_INSENSITIVE_KEYS:
+            out[key.lower()] = str(value).lower()
+        else:
+            out[key] = str(value)
+    return out
+
+
+def _check_acid_allowed(td: TableDef, storage_format: str, table_type: str) -> None:
+    if table_type == "EXTERNAL_TABLE":
+        raise CatalogError(
+            f"{td.qualified_name} cannot be declared transactional because it's an external table"
+        )
+    if storage_format != "orc":
+        raise CatalogError(
+            f"The table must be stored using an ACID compliant format (such as ORC): {td.qualified_name}"
+        )
+
+
+def _normalize_acid_params(td: TableDef, params: dict[str, str]) -> dict[str, str]:
+    """Validate the 'transactional' pair and fill in ``transactional_properties=default``."""
+    value = params.get(TRANSACTIONAL)
+    if value is not None and value not in ("true", "false"):
+        raise CatalogError(
+            f"'transactional' property of TBLPROPERTIES may only have value 'true': {td.qualified_name}"
+        )
+    if value != "true":
+        return params
+    props = params.get(TRANSACTIONAL_PROPERTIES, "default") or "default"
+    if props == "insert_only":
+        raise CatalogError(f"Insert-only transactional tables are not supported: {td.qualified_name}")
+    if props != "default":
+        raise CatalogError(
+            f"Invalid transactional properties specified for the table with the value: {props}"
+        )
+    return {**params, TRANSACTIONAL_PROPERTIES: "default"}
+
+
+def normalize_columns(cols: Iterable[Column]) -> tuple[Column, ...]:
+    return tuple(Column(c.name.strip().lower(), c.type.strip().lower(), c.comment) for c in cols)
+
+
+def check_new_columns(td: TableDef, existing: Iterable[str], new: Iterable[Column]) -> None:
+    """Column names are unique across data and partition columns (Hive: 'Duplicate column name')."""
+    seen = set(existing)
+    for col in new:
+        if not col.name or not col.type:
+            raise CatalogError(f"Column name and type must not be empty in {td.qualified_name}")
+        if col.name in seen:
+            raise CatalogError(f"Duplicate column name: {col.name}")
+        seen.add(col.name)
+
+
+def normalize_new_table(td: TableDef, *, now: int | None = None) -> TableDef:
+    """The definition to store for CREATE TABLE, or CatalogError if Hive would refuse it."""
+    db, name = td.db.strip().lower(), td.name.strip().lower()
+    if not db or not name:
+        raise CatalogError("Database and table names must not be empty")
+    storage_format = td.storage_format.lower()
+    table_type = td.table_type.upper()
+    td = dataclasses.replace(td, db=db, name=name)
+    if storage_format not in STORAGE_FORMATS:
+        raise CatalogError(f"Unsupported storage format {td.storage_format!r} for {td.qualified_name}")
+    if table_type not in TABLE_TYPES:
+        raise CatalogError(f"Unsupported table type {td.table_type!r} for {td.qualified_name}")
+    columns = normalize_columns(td.columns)
+    partition_keys = normalize_columns(td.partition_keys)
+    if not columns:
+        raise CatalogError(f"At least one column must be specified for the table {td.qualified_name}")
+    check_new_columns(td, (), columns + partition_keys)
+    bucket_cols = tuple(c.strip().lower() for c in td.bucket_cols)
+    names = {c.name for c in columns}
+    for col in bucket_cols:
+        if col not in names:
+            raise CatalogError(f"Bucket column {col} is not a column of {td.qualified_name}")
+    num_buckets = td.num_buckets if bucket_cols else -1
+    if bucket_cols and num_buckets <= 0:
+        raise CatalogError(f"Bucketed table {td.qualified_name} needs a positive number of buckets")
+    params = _normalize_acid_params(td, normalize_params(td.params))
+    if params.get(TRANSACTIONAL) == "true":
+        _check_acid_allowed(td, storage_format, table_type)
+    create_time = td.create_time or int(now if now is not None else time.time())
+    params.setdefault("bucketing_version", "2")
+    params[DDL_TIME] = str(create_time)
+    return dataclasses.replace(
+        td,
+        columns=columns,
+        partition_keys=partition_keys,
+        bucket_cols=bucket_cols,
+        num_buckets=num_buckets,
+        storage_format=storage_format,
+        table_type=table_type,
+        params=params,
+        create_time=create_time,
+    )
+
+
+def merge_params(td: TableDef, changes: dict[str, str]) -> dict[str, str]:
+    """ALTER TABLE SET TBLPROPERTIES: the new full parameter map, or CatalogError."""
+    changes = normalize_params(changes)
+    merged = {**td.params, **changes}
+    if td.is_transactional:
+        if merged.get(TRANSACTIONAL) != "true":
+            raise CatalogError(
+                f"TBLPROPERTIES with 'transactional'='true' cannot be unset: {td.qualified_name}"
+            )
+        if TRANSACTIONAL_PROPERTIES in changes and changes[TRANSACTIONAL_PROPERTIES] != td.params.get(
+            TRANSACTIONAL_PROPERTIES
+        ):
+            raise CatalogError(
+                "TBLPROPERTIES with 'transactional_properties' cannot be altered after the table is "
+                f"created: {td.qualified_name}"
+            )
+        return merged
+    merged = _normalize_acid_params(td, merged)
+    if merged.get(TRANSACTIONAL) == "true":  # converting a plain table to full ACID
+        _check_acid_allowed(td, td.storage_format, td.table_type)
+    return merged
+
+
+def check_unset(td: TableDef, keys: Iterable[str]) -> None:
+    """ALTER TABLE UNSET TBLPROPERTIES must not drop the ACID markers of an ACID table."""
+    if not td.is_transactional:
+        return
+    for key in keys:
+        if key.lower() in _CASE_INSENSITIVE_KEYS:
+            raise CatalogError(
+                f"TBLPROPERTIES with '{key.lower()}'='{td.params.get(key.lower(), 'true')}' cannot be unset: "
+                f"{td.qualified_name}"
+            )

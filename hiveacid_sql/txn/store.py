@@ -1,0 +1,468 @@
+# ruff: noqa: SIM300 - upper-case Hive column attributes (TBLS.c.DB_ID) look like constants to ruff
+"""The transaction store: Hive 3.1 metastore transaction semantics on SQLAlchemy Core.
+
+Every method is one short database transaction. Ids come from counter rows read and bumped
+under a row lock (``SELECT ... FOR UPDATE``; on SQLite the ``BEGIN IMMEDIATE`` write lock), so
+several processes can share one store. State changes are compare-and-swaps on ``TXN_STATE``
+whose row count decides who won. As in Hive 3.1, a committed transaction's ``TXNS`` row is
+deleted and an aborted one's stays, so aborted ids remain exceptions for every reader.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from hiveacid_sql.errors import TxnAbortedError, TxnError
+from hiveacid_sql.txn import schema as s
+from hiveacid_sql.txn.bootstrap import DEFAULT_DB_LOCATION, ensure_schema
+from hiveacid_sql.txn.catalog import Catalog
+from hiveacid_sql.txn.db import Db, RetryTxn, make_engine
+from hiveacid_sql.txn.snapshot import Snapshot, TableWriteIds, ValidTxnList
+
+TxnState = Literal["open", "aborted", "committed"]
+OPEN, ABORTED = "o", "a"
+WRITE_OPERATIONS = frozenset({"i", "u", "d"})
+_STATE_NAMES: dict[str, TxnState] = {OPEN: "open", ABORTED: "aborted"}
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _txn(txn_id: int) -> str:
+    """Hive's ``JavaUtils.txnIdToString``."""
+    return f"txnid:{txn_id}"
+
+
+def _key(db: str, table: str) -> tuple[str, str]:
+    return db.strip().lower(), table.strip().lower()
+
+
+class TxnStore:
+    """Transactions, write ids and snapshots; the catalog is :attr:`catalog`.
+
+    Creates the tables on first use. ``default_db_location`` is only used when this call
+    creates the store (it becomes the location of database ``default``).
+    """
+
+    def __init__(self, url: str, *, echo: bool = False, default_db_location: str | None = None) -> None:
+        self.url = url
+        self._db = Db(make_engine(url, echo=echo))
+        try:
+            ensure_schema(self._db, default_db_location=default_db_location or DEFAULT_DB_LOCATION)
+        except BaseException:
+            self._db.dispose()
+            raise
+        self.catalog = Catalog(self._db)
+
+    @classmethod
+    def sqlite(cls, path: str | Path, **kwargs: Any) -> TxnStore:
+        """A store in a SQLite file (created with its parent directory if missing)."""
+        path = Path(path).expanduser().resolve()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return cls(f"sqlite:///{path}", **kwargs)
+
+    @property
+    def engine(self) -> sa.Engine:
+        return self._db.engine
+
+    def close(self) -> None:
+        self._db.dispose()
+
+    def __enter__(self) -> TxnStore:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"TxnStore({self._db.engine.url!r})"
+
+    # ------------------------------------------------------------------ transactions
+    def open_txn(self, user: str, host: str, agent_info: str = "hiveacid-sql") -> int:
+        """Open a transaction (TXNS row in state 'o') and return its id."""
+
+        def run(conn: Connection) -> int:
+            txn_id = _next_id(conn, s.NEXT_TXN_ID.c.NTXN_NEXT)
+            now = _now_ms()
+            conn.execute(
+                sa.insert(s.TXNS).values(
+                    TXN_ID=txn_id,
+                    TXN_STATE=OPEN,
+                    TXN_STARTED=now,
+                    TXN_LAST_HEARTBEAT=now,
+                    TXN_USER=user[:128],
+                    TXN_HOST=host[:128],
+                    TXN_AGENT_INFO=agent_info[:128],
+                    TXN_HEARTBEAT_COUNT=0,
+                    TXN_TYPE=0,  # Hive TxnType.DEFAULT
+                )
+            )
+            return txn_id
+
+        return self._db.run_write(run)
+
+    def allocate_write_id(self, txn_id: int, db: str, table: str) -> int:
+        """The write id of ``txn_id`` for ``db.table``: allocated once, the same id on every later call."""
+        db, table = _key(db, table)
+
+        def run(conn: Connection) -> int:
+            _lock_open(conn, txn_id)
+            t2w = s.TXN_TO_WRITE_ID.c
+            existing = conn.execute(
+                sa.select(t2w.T2W_WRITEID).where(
+                    t2w.T2W_TXNID == txn_id, t2w.T2W_DATABASE == db, t2w.T2W_TABLE == table
+                )
+            ).scalar()
+            if existing is not None:
+                return int(existing)
+            write_id = _next_write_id(conn, db, table)
+            conn.execute(
+                sa.insert(s.TXN_TO_WRITE_ID).values(
+                    T2W_TXNID=txn_id, T2W_DATABASE=db, T2W_TABLE=table, T2W_WRITEID=write_id
+                )
+            )
+            return write_id
+
+        return self._db.run_write(run)
+
+    def add_components(
+        self,
+        txn_id: int,
+        db: str,
+        table: str,
+        write_id: int,
+        operation: str,
+        partitions: Sequence[str | None] = (None,),
+    ) -> None:
+        """Record what the txn writes (TXN_COMPONENTS); ``None`` partition = un-partitioned table."""
+        db, table = _key(db, table)
+        if operation not in WRITE_OPERATIONS:
+            raise TxnError(f"Operation type must be one of 'i', 'u', 'd', not {operation!r}")
+
+        def run(conn: Connection) -> None:
+            _lock_open(conn, txn_id)
+            t2w = s.TXN_TO_WRITE_ID.c
+            owned = conn.execute(
+                sa.select(t2w.T2W_WRITEID).where(
+                    t2w.T2W_TXNID == txn_id, t2w.T2W_DATABASE == db, t2w.T2W_TABLE == table
+                )
+            ).scalar()
+            if owned != write_id:
+                raise TxnError(f"Write id {write_id} of {db}.{table} was not allocated to {_txn(txn_id)}")
+            tc = s.TXN_COMPONENTS.c
+            recorded = {
+                tuple(row)
+                for row in conn.execute(
+                    sa.select(tc.TC_PARTITION, tc.TC_OPERATION_TYPE).where(
+                        tc.TC_TXNID == txn_id, tc.TC_DATABASE == db, tc.TC_TABLE == table
+                    )
+                )
+            }
+            rows = [
+                {
+                    "TC_TXNID": txn_id,
+                    "TC_DATABASE": db,
+                    "TC_TABLE": table,
+                    "TC_PARTITION": part,
+                    "TC_OPERATION_TYPE": operation,
+                    "TC_WRITEID": write_id,
+                }
+                for part in dict.fromkeys(partitions)
+                if (part, operation) not in recorded
+            ]
+            if rows:
+                conn.execute(sa.insert(s.TXN_COMPONENTS), rows)
+
+        self._db.run_write(run)
+
+    def commit_txn(self, txn_id: int) -> None:
+        """Commit: components move to COMPLETED_TXN_COMPONENTS and the TXNS row is deleted."""
+
+        def run(conn: Connection) -> None:
+            _lock_open(conn, txn_id)
+            tc = s.TXN_COMPONENTS.c
+            comps = conn.execute(sa.select(s.TXN_COMPONENTS).where(tc.TC_TXNID == txn_id)).mappings().all()
+            if comps:
+                update_delete = "Y" if any(c["TC_OPERATION_TYPE"] in ("u", "d") for c in comps) else "N"
+                now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)
+                conn.execute(
+                    sa.insert(s.COMPLETED_TXN_COMPONENTS),
+                    [
+                        {
+                            "CTC_TXNID": txn_id,
+                            "CTC_DATABASE": c["TC_DATABASE"],
+                            "CTC_TABLE": c["TC_TABLE"],
+                            "CTC_PARTITION": c["TC_PARTITION"],
+                            "CTC_TIMESTAMP": now,
+                            "CTC_WRITEID": c["TC_WRITEID"],
+                            "CTC_UPDATE_DELETE": update_delete,
+                        }
+                        for c in comps
+                    ],
+                )
+                conn.execute(sa.delete(s.TXN_COMPONENTS).where(tc.TC_TXNID == txn_id))
+            conn.execute(sa.delete(s.HIVE_LOCKS).where(s.HIVE_LOCKS.c.HL_TXNID == txn_id))
+            done = conn.execute(
+                sa.delete(s.TXNS).where(s.TXNS.c.TXN_ID == txn_id, s.TXNS.c.TXN_STATE == OPEN)
+            )
+            if done.rowcount != 1:  # the compare-and-swap lost; the row lock makes this a bug
+                raise _state_error(conn, txn_id)
+
+        self._db.run_write(run)
+
+    def abort_txn(self, txn_id: int) -> None:
+        """Abort: 'o' -> 'a'. The TXNS row and TXN_COMPONENTS stay (readers and the cleaner need them)."""
+
+        def run(conn: Connection) -> None:
+            done = conn.execute(
+                sa.update(s.TXNS)
+                .where(s.TXNS.c.TXN_ID == txn_id, s.TXNS.c.TXN_STATE == OPEN)
+                .values(TXN_STATE=ABORTED)
+            )
+            if done.rowcount != 1:
+                raise _state_error(conn, txn_id)
+            conn.execute(sa.delete(s.HIVE_LOCKS).where(s.HIVE_LOCKS.c.HL_TXNID == txn_id))
+
+        self._db.run_write(run)
+
+    def heartbeat(self, txn_id: int) -> None:
+        """Keep an open txn alive; TxnAbortedError tells the writer it was aborted meanwhile."""
+
+        def run(conn: Connection) -> None:
+            txns = s.TXNS.c
+            done = conn.execute(
+                sa.update(s.TXNS)
+                .where(txns.TXN_ID == txn_id, txns.TXN_STATE == OPEN)
+                .values(
+                    TXN_LAST_HEARTBEAT=_now_ms(),
+                    TXN_HEARTBEAT_COUNT=sa.func.coalesce(txns.TXN_HEARTBEAT_COUNT, 0) + 1,
+                )
+            )
+            if done.rowcount != 1:
+                raise _state_error(conn, txn_id)
+
+        self._db.run_write(run)
+
+    def txn_state(self, txn_id: int) -> TxnState:
+        """'open', 'aborted' or 'committed' (no TXNS row but the id was handed out)."""
+        with self._db.read() as conn:
+            state = conn.execute(sa.select(s.TXNS.c.TXN_STATE).where(s.TXNS.c.TXN_ID == txn_id)).scalar()
+            if state is not None:
+                return _STATE_NAMES[state]
+            if 0 < txn_id < _peek_next(conn, s.NEXT_TXN_ID.c.NTXN_NEXT):
+                return "committed"
+        raise TxnError(f"No such transaction {_txn(txn_id)}")
+
+    def list_txns(self) -> list[dict[str, Any]]:
+        """Open and aborted transactions (what SHOW TRANSACTIONS lists), by id."""
+        with self._db.read() as conn:
+            rows = conn.execute(sa.select(s.TXNS).order_by(s.TXNS.c.TXN_ID)).mappings().all()
+        return [
+            {
+                "txn_id": r["TXN_ID"],
+                "state": _STATE_NAMES[r["TXN_STATE"]],
+                "started": r["TXN_STARTED"],
+                "last_heartbeat": r["TXN_LAST_HEARTBEAT"],
+                "user": r["TXN_USER"],
+                "host": r["TXN_HOST"],
+                "agent_info": r["TXN_AGENT_INFO"],
+                "meta_info": r["TXN_META_INFO"],
+            }
+            for r in rows
+        ]
+
+    # ------------------------------------------------------------------ write ids
+    def register_existing_write_ids(self, db: str, table: str, max_write_id: int) -> None:
+        """Adopt ACID data already on disk: write ids up to ``max_write_id`` count as committed.
+
+        They get no TXN_TO_WRITE_ID rows, which is exactly what makes them valid in every
+        snapshot; the next allocated write id is ``max_write_id + 1`` (never lowered).
+        """
+        db, table = _key(db, table)
+        if max_write_id < 0:
+            raise TxnError(f"Write id must not be negative: {max_write_id}")
+
+        def run(conn: Connection) -> None:
+            nwi = s.NEXT_WRITE_ID.c
+            where = (nwi.NWI_DATABASE == db, nwi.NWI_TABLE == table)
+            current = conn.execute(sa.select(nwi.NWI_NEXT).where(*where).with_for_update()).scalar()
+            if current is None:
+                _insert_counter(conn, db, table, max_write_id + 1)
+            elif current <= max_write_id:
+                conn.execute(sa.update(s.NEXT_WRITE_ID).where(*where).values(NWI_NEXT=max_write_id + 1))
+
+        self._db.run_write(run)
+
+    def write_id_history(self, db: str, table: str) -> list[dict[str, Any]]:
+        """Every allocated write id of the table with its txn, state and (if committed) commit time.
+
+        Write ids adopted by :meth:`register_existing_write_ids` have no transaction and are not listed.
+        """
+        db, table = _key(db, table)
+        t2w, txns, ctc = s.TXN_TO_WRITE_ID.c, s.TXNS.c, s.COMPLETED_TXN_COMPONENTS.c
+        with self._db.read() as conn:
+            rows = conn.execute(
+                sa.select(t2w.T2W_WRITEID, t2w.T2W_TXNID, txns.TXN_STATE)
+                .select_from(s.TXN_TO_WRITE_ID.outerjoin(s.TXNS, txns.TXN_ID == t2w.T2W_TXNID))
+                .where(t2w.T2W_DATABASE == db, t2w.T2W_TABLE == table)
+                .order_by(t2w.T2W_WRITEID)
+            ).all()
+            completed = conn.execute(
+                sa.select(ctc.CTC_WRITEID, ctc.CTC_TIMESTAMP, ctc.CTC_UPDATE_DELETE, ctc.CTC_PARTITION).where(
+                    ctc.CTC_DATABASE == db, ctc.CTC_TABLE == table
+                )
+            ).all()
+        commits: dict[int, dict[str, Any]] = {}
+        for write_id, stamp, upd, part in completed:
+            info = commits.setdefault(
+                write_id, {"commit_time": stamp, "update_delete": upd == "Y", "partitions": []}
+            )
+            if part is not None:
+                info["partitions"].append(part)
+        history = []
+        for write_id, txn_id, state in rows:
+            info = commits.get(write_id, {"commit_time": None, "update_delete": None, "partitions": []})
+            history.append(
+                {
+                    "write_id": write_id,
+                    "txn_id": txn_id,
+                    "state": _STATE_NAMES[state] if state is not None else "committed",
+                    "commit_time": info["commit_time"],
+                    "update_delete": info["update_delete"],
+                    "partitions": sorted(info["partitions"]),
+                }
+            )
+        return history
+
+    # ------------------------------------------------------------------ snapshots
+    def snapshot(self, tables: Iterable[tuple[str, str]], txn_id: int | None = None) -> Snapshot:
+        """One consistent ValidTxnList plus valid write ids for ``tables`` (Hive 3.1 rules).
+
+        ``txn_id`` is the reader's own transaction: it is left out of the exceptions, so the
+        transaction sees its own earlier writes.
+        """
+        keys = list(dict.fromkeys(_key(db, table) for db, table in tables))
+        with self._db.read() as conn:
+            txns = _valid_txns(conn, txn_id)
+            states = {t: st for t, st in _exception_states(conn, txns)}
+            write_ids = {
+                f"{db}.{table}": _table_write_ids(conn, db, table, txns, states, txn_id) for db, table in keys
+            }
+        return Snapshot(txn_id=txn_id, txns=txns, tables=write_ids)
+
+
+# ---------------------------------------------------------------------- helpers (one conn each)
+def _peek_next(conn: Connection, column: sa.Column) -> int:
+    return int(conn.execute(sa.select(column)).scalar_one())
+
+
+def _next_id(conn: Connection, column: sa.Column) -> int:
+    """Read-and-bump a single-row counter (NEXT_TXN_ID, NEXT_LOCK_ID, ...) under its row lock."""
+    value = int(conn.execute(sa.select(column).with_for_update()).scalar_one())
+    bumped = conn.execute(sa.update(column.table).where(column == value).values({column.name: value + 1}))
+    if bumped.rowcount != 1:  # somebody moved it although we held the lock: start over
+        raise RetryTxn(f"{column.table.name} changed concurrently")
+    return value
+
+
+def _insert_counter(conn: Connection, db: str, table: str, next_value: int) -> None:
+    try:
+        conn.execute(sa.insert(s.NEXT_WRITE_ID).values(NWI_DATABASE=db, NWI_TABLE=table, NWI_NEXT=next_value))
+    except sa.exc.IntegrityError as exc:
+        # Another transaction created the counter first; rerun, and this time lock its row.
+        raise RetryTxn(f"NEXT_WRITE_ID for {db}.{table} created concurrently") from exc
+
+
+def _next_write_id(conn: Connection, db: str, table: str) -> int:
+    nwi = s.NEXT_WRITE_ID.c
+    where = (nwi.NWI_DATABASE == db, nwi.NWI_TABLE == table)
+    current = conn.execute(sa.select(nwi.NWI_NEXT).where(*where).with_for_update()).scalar()
+    if current is None:
+        _insert_counter(conn, db, table, 2)
+        return 1
+    conn.execute(sa.update(s.NEXT_WRITE_ID).where(*where).values(NWI_NEXT=current + 1))
+    return int(current)
+
+
+def _state_error(conn: Connection, txn_id: int) -> TxnError:
+    """Why ``txn_id`` is not open, as Hive words it (``TxnHandler.ensureValidTxn``)."""
+    state = conn.execute(sa.select(s.TXNS.c.TXN_STATE).where(s.TXNS.c.TXN_ID == txn_id)).scalar()
+    if state == ABORTED:
+        return TxnAbortedError(f"Transaction {_txn(txn_id)} already aborted")
+    if state == OPEN:
+        return TxnError(f"Transaction {_txn(txn_id)} changed state concurrently")
+    if 0 < txn_id < _peek_next(conn, s.NEXT_TXN_ID.c.NTXN_NEXT):
+        return TxnError(f"Transaction {_txn(txn_id)} is already committed")
+    return TxnError(f"No such transaction {_txn(txn_id)}")
+
+
+def _lock_open(conn: Connection, txn_id: int) -> None:
+    """Lock the txn's TXNS row for this transaction, or raise if it is not open."""
+    state = conn.execute(
+        sa.select(s.TXNS.c.TXN_STATE).where(s.TXNS.c.TXN_ID == txn_id).with_for_update()
+    ).scalar()
+    if state != OPEN:
+        raise _state_error(conn, txn_id)
+
+
+def _valid_txns(conn: Connection, own: int | None) -> ValidTxnList:
+    hwm = _peek_next(conn, s.NEXT_TXN_ID.c.NTXN_NEXT) - 1
+    txns = s.TXNS.c
+    rows = conn.execute(
+        sa.select(txns.TXN_ID, txns.TXN_STATE).where(txns.TXN_ID <= hwm).order_by(txns.TXN_ID)
+    ).all()
+    exceptions = [t for t, _ in rows if t != own]
+    aborted = frozenset(t for t, st in rows if st == ABORTED and t != own)
+    min_open = next((t for t in exceptions if t not in aborted), None)
+    return ValidTxnList(hwm, tuple(exceptions), aborted, min_open)
+
+
+def _exception_states(conn: Connection, txns: ValidTxnList) -> Iterable[tuple[int, str]]:
+    return ((t, ABORTED if t in txns.aborted else OPEN) for t in txns.exceptions)
+
+
+def _table_write_ids(
+    conn: Connection,
+    db: str,
+    table: str,
+    txns: ValidTxnList,
+    states: dict[int, str],
+    own: int | None,
+) -> TableWriteIds:
+    nwi, t2w, tx = s.NEXT_WRITE_ID.c, s.TXN_TO_WRITE_ID.c, s.TXNS.c
+    next_write_id = conn.execute(
+        sa.select(nwi.NWI_NEXT).where(nwi.NWI_DATABASE == db, nwi.NWI_TABLE == table)
+    ).scalar()
+    hwm = (next_write_id or 1) - 1
+    # Only write ids of txns that still have a TXNS row (open/aborted), or that are newer than the
+    # snapshot, can be exceptions; committed txns have no TXNS row.
+    rows = conn.execute(
+        sa.select(t2w.T2W_WRITEID, t2w.T2W_TXNID)
+        .select_from(s.TXN_TO_WRITE_ID.outerjoin(s.TXNS, tx.TXN_ID == t2w.T2W_TXNID))
+        .where(
+            t2w.T2W_DATABASE == db,
+            t2w.T2W_TABLE == table,
+            t2w.T2W_WRITEID <= hwm,
+            sa.or_(tx.TXN_ID.is_not(None), t2w.T2W_TXNID > txns.high_watermark),
+        )
+    ).all()
+    exceptions: list[int] = []
+    aborted: set[int] = set()
+    for write_id, txn_id in rows:
+        if txn_id == own:
+            continue
+        if txn_id > txns.high_watermark or txn_id in states:
+            exceptions.append(write_id)
+            if states.get(txn_id) == ABORTED:
+                aborted.add(write_id)
+    exceptions.sort()
+    min_open = next((w for w in exceptions if w not in aborted), None)
+    return TableWriteIds(f"{db}.{table}", hwm, tuple(exceptions), frozenset(aborted), min_open)

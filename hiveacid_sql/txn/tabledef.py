@@ -1,0 +1,70 @@
+"""A table's definition as the catalog stores it: pure frozen values, no SQLAlchemy.
+
+The planner and the engine read these; :class:`~hiveacid_sql.txn.catalog.Catalog` turns them
+into ``TBLS``/``COLUMNS_V2``/... rows and back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+StorageFormat = Literal["orc", "parquet", "textfile"]
+TableType = Literal["MANAGED_TABLE", "EXTERNAL_TABLE"]
+
+STORAGE_FORMATS: frozenset[str] = frozenset({"orc", "parquet", "textfile"})
+TABLE_TYPES: frozenset[str] = frozenset({"MANAGED_TABLE", "EXTERNAL_TABLE"})
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: ``type`` is Hive's lower-case type string, e.g. ``'decimal(10,2)'``."""
+
+    name: str
+    type: str
+    comment: str | None = None
+
+
+@dataclass(frozen=True)
+class TableDef:
+    """Everything the catalog knows about a table.
+
+    ``params`` are the TBLPROPERTIES (``'transactional'``, ``'bucketing_version'``, ...);
+    ``num_buckets`` is -1 for an un-bucketed table, as in Hive; ``create_time`` is epoch
+    seconds (0 = "now" when creating).
+    """
+
+    db: str
+    name: str
+    columns: tuple[Column, ...]
+    location: str
+    storage_format: str = "orc"
+    table_type: str = "MANAGED_TABLE"
+    params: dict[str, str] = field(default_factory=dict)
+    partition_keys: tuple[Column, ...] = ()
+    bucket_cols: tuple[str, ...] = ()
+    num_buckets: int = -1
+    comment: str | None = None
+    owner: str | None = None
+    create_time: int = 0
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.db}.{self.name}"
+
+    @property
+    def is_transactional(self) -> bool:
+        """Hive's test: TBLPROPERTIES 'transactional' equals 'true', ignoring case."""
+        return _param(self.params, "transactional").lower() == "true"
+
+    @property
+    def is_external(self) -> bool:
+        return self.table_type == "EXTERNAL_TABLE"
+
+
+def _param(params: dict[str, str], key: str) -> str:
+    """A parameter looked up by case-insensitive key (Hive matches 'transactional' that way)."""
+    for k, v in params.items():
+        if k.lower() == key:
+            return v or ""
+    return ""

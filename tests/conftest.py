@@ -1,0 +1,41 @@
+"""Shared fixtures: one real local SparkSession per test run, a fresh warehouse + SQLite store per test."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(os.environ.get("HIVEACID_FIXTURES", Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "hive-written"))
+
+
+@pytest.fixture(scope="session")
+def spark():
+    from hiveacid_sql.exec.session import local_session
+
+    session = local_session({"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"}, master="local[2]")
+    yield session
+    session.stop()
+
+
+@pytest.fixture()
+def warehouse(tmp_path: Path) -> Path:
+    return tmp_path / "warehouse"
+
+
+@pytest.fixture()
+def acid(spark, warehouse: Path) -> Iterator:
+    import hiveacid_sql
+
+    session = hiveacid_sql.connect(spark=spark, warehouse=warehouse)
+    yield session
+    session.close()
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    if not FIXTURES.is_dir():
+        raise RuntimeError(f"Hive fixtures not found at {FIXTURES} (set HIVEACID_FIXTURES)")
+    return FIXTURES

@@ -1,0 +1,290 @@
+"""Catalog CRUD and Hive's table rules against SQLite, PostgreSQL and MariaDB."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from conftest_db import BACKENDS, store_url
+
+from hiveacid_sql.errors import CatalogError, NoSuchDatabaseError, NoSuchTableError
+from hiveacid_sql.txn import Catalog, Column, TableDef, TxnStore
+from hiveacid_sql.txn import schema as s
+from hiveacid_sql.txn.catalog import hive_pattern
+
+
+@pytest.fixture(params=BACKENDS)
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    with store_url(request.param, tmp_path) as u:
+        yield u
+
+
+@pytest.fixture
+def store(url: str) -> Iterator[TxnStore]:
+    st = TxnStore(url)
+    yield st
+    st.close()
+
+
+@pytest.fixture
+def catalog(store: TxnStore) -> Catalog:
+    return store.catalog
+
+
+def acid(name: str = "t", db: str = "default", **kw: object) -> TableDef:
+    defaults: dict = {
+        "columns": (Column("id", "int"), Column("amount", "decimal(10,2)", "money")),
+        "location": f"file:/warehouse/{db}.db/{name}",
+        "storage_format": "orc",
+        "table_type": "MANAGED_TABLE",
+        "params": {"transactional": "true"},
+    }
+    defaults.update(kw)
+    return TableDef(db=db, name=name, **defaults)
+
+
+# ---------------------------------------------------------------------- databases
+def test_default_database_exists(catalog: Catalog) -> None:
+    assert catalog.list_databases() == ["default"]
+    assert catalog.database_exists("DEFAULT")
+    assert catalog.get_database("default")["comment"] == "Default Hive database"
+
+
+def test_database_crud(catalog: Catalog) -> None:
+    assert catalog.create_database(
+        "Sales", location="file:/w/sales.db", comment="desc is reserved", owner="ann"
+    )
+    assert catalog.get_database("sales") == {
+        "name": "sales",
+        "comment": "desc is reserved",
+        "location": "file:/w/sales.db",
+        "owner": "ann",
+    }
+    assert catalog.create_database("sales", location="x", if_not_exists=True) is False
+    with pytest.raises(CatalogError, match="Database already exists: sales"):
+        catalog.create_database("SALES", location="x")
+    catalog.create_database("staging", location="file:/w/staging.db")
+    assert catalog.list_databases() == ["default", "sales", "staging"]
+    assert catalog.list_databases("s*") == ["sales", "staging"]
+    assert catalog.list_databases("def*|STAG*") == ["default", "staging"]
+    catalog.drop_database("staging")
+    assert not catalog.database_exists("staging")
+    assert catalog.drop_database("staging", if_exists=True) == []
+    with pytest.raises(NoSuchDatabaseError, match="Database does not exist: staging"):
+        catalog.drop_database("staging")
+    with pytest.raises(NoSuchDatabaseError):
+        catalog.get_database("staging")
+    with pytest.raises(CatalogError, match="Can not drop default database"):
+        catalog.drop_database("default", cascade=True)
+
+
+def test_drop_database_with_tables(store: TxnStore, catalog: Catalog) -> None:
+    catalog.create_database("sales", location="file:/w/sales.db")
+    catalog.create_table(acid("orders", db="sales"))
+    with pytest.raises(CatalogError, match="Database sales is not empty"):
+        catalog.drop_database("sales")
+    dropped = catalog.drop_database("sales", cascade=True)
+    assert [t.qualified_name for t in dropped] == ["sales.orders"]
+    assert not catalog.database_exists("sales")
+    with store.engine.connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(s.TBLS)).scalar() == 0
+        assert conn.execute(sa.select(sa.func.count()).select_from(s.COLUMNS_V2)).scalar() == 0
+
+
+# ---------------------------------------------------------------------- tables
+def test_create_and_get_table_round_trip(catalog: Catalog) -> None:
+    td = TableDef(
+        db="Default",
+        name="Events",
+        columns=(Column("ID", "BIGINT"), Column("payload", "struct<a:int,b:string>", "raw")),
+        location="file:/w/events",
+        storage_format="ORC",
+        table_type="MANAGED_TABLE",
+        params={"Transactional": "TRUE", "owner_team": "Data"},
+        partition_keys=(Column("dt", "string", "day"),),
+        bucket_cols=("id",),
+        num_buckets=4,
+        comment="events table",
+        owner="ann",
+        create_time=1_700_000_000,
+    )
+    assert catalog.create_table(td) is True
+    got = catalog.get_table("default", "EVENTS")
+    assert got.qualified_name == "default.events"
+    assert got.columns == (Column("id", "bigint"), Column("payload", "struct<a:int,b:string>", "raw"))
+    assert got.partition_keys == (Column("dt", "string", "day"),)
+    assert (got.bucket_cols, got.num_buckets) == (("id",), 4)
+    assert (got.location, got.storage_format, got.table_type) == ("file:/w/events", "orc", "MANAGED_TABLE")
+    assert (got.comment, got.owner, got.create_time) == ("events table", "ann", 1_700_000_000)
+    assert got.is_transactional
+    assert got.params == {
+        "transactional": "true",
+        "transactional_properties": "default",
+        "bucketing_version": "2",
+        "owner_team": "Data",
+        "transient_lastDdlTime": "1700000000",
+    }
+
+
+def test_plain_tables(catalog: Catalog) -> None:
+    catalog.create_table(acid("p", storage_format="parquet", params={}))
+    catalog.create_table(acid("e", storage_format="textfile", table_type="EXTERNAL_TABLE", params={}))
+    p, e = catalog.get_table("default", "p"), catalog.get_table("default", "e")
+    assert not p.is_transactional and not e.is_transactional
+    assert p.params["bucketing_version"] == "2" and "transactional_properties" not in p.params
+    assert p.create_time > 0 and p.num_buckets == -1
+    assert e.table_type == "EXTERNAL_TABLE"
+
+
+def test_duplicate_and_missing_tables(catalog: Catalog) -> None:
+    assert catalog.create_table(acid()) is True
+    assert catalog.create_table(acid(), if_not_exists=True) is False
+    with pytest.raises(CatalogError, match=r"Table already exists: default\.t"):
+        catalog.create_table(acid(name="T"))
+    with pytest.raises(NoSuchTableError, match=r"Table not found: default\.nope"):
+        catalog.get_table("default", "nope")
+    with pytest.raises(NoSuchDatabaseError, match="Database does not exist: nodb"):
+        catalog.create_table(acid(db="nodb"))
+    with pytest.raises(NoSuchDatabaseError):
+        catalog.list_tables("nodb")
+    assert catalog.table_exists("DEFAULT", "T") and not catalog.table_exists("default", "nope")
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        (
+            {"storage_format": "parquet"},
+            r"must be stored using an ACID compliant format \(such as ORC\): default\.t",
+        ),
+        (
+            {"table_type": "EXTERNAL_TABLE"},
+            "default.t cannot be declared transactional because it's an external table",
+        ),
+        ({"params": {"transactional": "true", "transactional_properties": "insert_only"}}, "Insert-only"),
+        ({"params": {"transactional": "yes"}}, "may only have value 'true'"),
+        ({"columns": ()}, "At least one column"),
+        ({"columns": (Column("a", "int"), Column("A", "string"))}, "Duplicate column name: a"),
+        ({"partition_keys": (Column("id", "int"),)}, "Duplicate column name: id"),
+        ({"bucket_cols": ("nope",), "num_buckets": 2}, "Bucket column nope"),
+        ({"bucket_cols": ("id",)}, "positive number of buckets"),
+        ({"storage_format": "avro", "params": {}}, "Unsupported storage format"),
+    ],
+)
+def test_create_table_rules(catalog: Catalog, kw: dict, message: str) -> None:
+    with pytest.raises(CatalogError, match=message):
+        catalog.create_table(acid(**kw))
+    assert not catalog.table_exists("default", "t")
+
+
+def test_list_tables(catalog: Catalog) -> None:
+    for name in ("orders", "order_items", "customers"):
+        catalog.create_table(acid(name))
+    assert catalog.list_tables("default") == ["customers", "order_items", "orders"]
+    assert catalog.list_tables("default", "order*") == ["order_items", "orders"]
+    assert catalog.list_tables("default", "cust*|orders") == ["customers", "orders"]
+    assert catalog.list_tables("default", "order.items") == []  # '.' is literal
+
+
+def test_drop_table_removes_rows_and_write_ids(store: TxnStore, catalog: Catalog) -> None:
+    catalog.create_table(acid(partition_keys=(Column("dt", "string"),), bucket_cols=("id",), num_buckets=2))
+    txn = store.open_txn("u", "h")
+    assert store.allocate_write_id(txn, "default", "t") == 1
+    store.commit_txn(txn)
+    dropped = catalog.drop_table("default", "T")
+    assert dropped is not None and dropped.qualified_name == "default.t" and dropped.num_buckets == 2
+    assert catalog.drop_table("default", "t", if_exists=True) is None
+    with pytest.raises(NoSuchTableError):
+        catalog.drop_table("default", "t")
+    with store.engine.connect() as conn:
+        for table in (s.TBLS, s.COLUMNS_V2, s.PARTITION_KEYS, s.BUCKETING_COLS, s.TABLE_PARAMS,
+                      s.TXN_TO_WRITE_ID, s.NEXT_WRITE_ID, s.COMPLETED_TXN_COMPONENTS):  # fmt: skip
+            assert conn.execute(sa.select(sa.func.count()).select_from(table)).scalar() == 0, table.name
+    catalog.create_table(acid())  # a new table of the same name starts from write id 1 again
+    assert store.allocate_write_id(store.open_txn("u", "h"), "default", "t") == 1
+
+
+def test_rename_table_moves_write_ids(store: TxnStore, catalog: Catalog) -> None:
+    catalog.create_database("sales", location="file:/w/sales.db")
+    catalog.create_table(acid("old"))
+    for _ in range(2):
+        txn = store.open_txn("u", "h")
+        w = store.allocate_write_id(txn, "default", "old")
+        store.add_components(txn, "default", "old", w, "i")
+        store.commit_txn(txn)
+    renamed = catalog.rename_table("default", "old", "Sales", "New", "file:/w/sales.db/new")
+    assert renamed.qualified_name == "sales.new" and renamed.location == "file:/w/sales.db/new"
+    assert not catalog.table_exists("default", "old")
+    assert catalog.get_table("sales", "new").columns == renamed.columns
+    assert store.snapshot([("sales", "new")]).tables["sales.new"].high_watermark == 2
+    assert store.snapshot([("default", "old")]).tables["default.old"].high_watermark == 0
+    assert [h["write_id"] for h in store.write_id_history("sales", "new")] == [1, 2]
+    assert store.allocate_write_id(store.open_txn("u", "h"), "sales", "new") == 3
+    catalog.create_table(acid("other"))
+    with pytest.raises(CatalogError, match=r"Table already exists: default\.other"):
+        catalog.rename_table("sales", "new", "default", "other")
+    with pytest.raises(NoSuchTableError):
+        catalog.rename_table("default", "missing", "default", "x")
+    kept = catalog.rename_table("sales", "new", "sales", "newer")  # location kept when not given
+    assert kept.location == "file:/w/sales.db/new"
+
+
+def test_add_columns(catalog: Catalog) -> None:
+    catalog.create_table(acid(partition_keys=(Column("dt", "string"),)))
+    td = catalog.add_columns("default", "t", [Column("Note", "STRING", "free text")])
+    assert [c.name for c in td.columns] == ["id", "amount", "note"]
+    assert td.columns[-1] == Column("note", "string", "free text")
+    assert catalog.get_table("default", "t").columns == td.columns
+    with pytest.raises(CatalogError, match="Duplicate column name: id"):
+        catalog.add_columns("default", "t", [Column("id", "int")])
+    with pytest.raises(CatalogError, match="Duplicate column name: dt"):
+        catalog.add_columns("default", "t", [Column("dt", "int")])
+    with pytest.raises(NoSuchTableError):
+        catalog.add_columns("default", "nope", [Column("x", "int")])
+
+
+def test_set_and_unset_table_params(catalog: Catalog) -> None:
+    catalog.create_table(acid())
+    td = catalog.set_table_params("default", "t", {"comment_x": "1", "Transactional": "TRUE"})
+    assert td.params["comment_x"] == "1" and td.params["transactional"] == "true"
+    for value in ("false", "FALSE"):
+        with pytest.raises(CatalogError, match="TBLPROPERTIES with 'transactional'='true' cannot be unset"):
+            catalog.set_table_params("default", "t", {"transactional": value})
+    with pytest.raises(CatalogError, match="cannot be unset"):
+        catalog.unset_table_params("default", "t", ["transactional"])
+    with pytest.raises(CatalogError, match="transactional_properties"):
+        catalog.set_table_params("default", "t", {"transactional_properties": "insert_only"})
+    td = catalog.unset_table_params("default", "t", ["comment_x", "not_there"])
+    assert "comment_x" not in td.params and td.is_transactional
+    with pytest.raises(CatalogError, match="does not exist"):
+        catalog.unset_table_params("default", "t", ["not_there"], if_exists=False)
+    assert catalog.get_table("default", "t").params == td.params
+
+
+def test_converting_a_plain_table_to_acid(catalog: Catalog) -> None:
+    catalog.create_table(acid("plain_orc", params={}))
+    catalog.create_table(acid("plain_parquet", storage_format="parquet", params={}))
+    td = catalog.set_table_params("default", "plain_orc", {"transactional": "true"})
+    assert td.is_transactional and td.params["transactional_properties"] == "default"
+    with pytest.raises(CatalogError, match="ACID compliant format"):
+        catalog.set_table_params("default", "plain_parquet", {"transactional": "true"})
+    assert not catalog.get_table("default", "plain_parquet").is_transactional
+
+
+def test_catalog_survives_reopen(url: str) -> None:
+    with TxnStore(url) as st:
+        st.catalog.create_database("sales", location="file:/w/sales.db")
+        st.catalog.create_table(acid("orders", db="sales"))
+    with TxnStore(url) as st:
+        assert st.catalog.list_databases() == ["default", "sales"]
+        assert st.catalog.get_table("sales", "orders").is_transactional
+
+
+def test_table_def_helpers() -> None:
+    td = acid(params={"TRANSACTIONAL": "True"})
+    assert td.is_transactional and td.qualified_name == "default.t"
+    assert not acid(params={"transactional": "false"}).is_transactional
+    assert hive_pattern(None)("anything")
+    assert hive_pattern("a*")("ABC") and not hive_pattern("a*")("bac")
