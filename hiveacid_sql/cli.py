@@ -41,8 +41,8 @@ def _run(argv: Sequence[str]) -> int:
     text = args.execute if args.execute else open(args.file, encoding="utf-8").read()  # noqa: SIM115
 
     import hiveacid_sql
-    from hiveacid_sql.sql.parse import parse
     from hiveacid_sql.results import DmlResult
+    from hiveacid_sql.sql.parse import parse
 
     with hiveacid_sql.connect(warehouse=args.warehouse, store_url=args.store_url, master=args.master) as acid:
         try:

@@ -8,6 +8,7 @@ as committed and new write ids continue after the highest.
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import time
 from typing import TYPE_CHECKING
@@ -125,10 +126,7 @@ def create_table(session: Session, tree: exp.Create) -> None:
     if params.get("transactional") == "true" and storage != "orc":
         # Hive's TransactionalValidationListener refuses this; say so before anything is created.
         raise CatalogError(f"The table must be stored using an ACID compliant format (such as ORC): {db}.{name}")
-    if location is None:
-        location = table_location(session, db, name)
-    else:
-        location = session.resolve_location(location)
+    location = table_location(session, db, name) if location is None else session.resolve_location(location)
     tdef = TableDef(
         db=db,
         name=name,
@@ -178,10 +176,8 @@ def drop(session: Session, tree: exp.Drop) -> None:
             dropped = session.catalog.drop_table(db, name, if_exists=bool(tree.args.get("exists")))
             if dropped is not None and dropped.table_type != "EXTERNAL_TABLE":
                 fs, path = filesystem_for(dropped.location)
-                try:
+                with contextlib.suppress(FileNotFoundError, OSError):
                     fs.delete_dir(path)
-                except (FileNotFoundError, OSError):
-                    pass
         return
     if kind in ("DATABASE", "SCHEMA"):
         for node in tree.args.get("tables") or [tree.this]:
@@ -195,10 +191,8 @@ def drop(session: Session, tree: exp.Drop) -> None:
             session.catalog.drop_database(name, if_exists=bool(tree.args.get("exists")), cascade=bool(tree.args.get("cascade")))
             if info is not None:
                 fs, path = filesystem_for(info["location"])
-                try:
+                with contextlib.suppress(FileNotFoundError, OSError):
                     fs.delete_dir(path)
-                except (FileNotFoundError, OSError):
-                    pass
             if session.current_db == name:
                 session.current_db = "default"
         return
@@ -208,7 +202,7 @@ def drop(session: Session, tree: exp.Drop) -> None:
 def alter_table(session: Session, tree: exp.Alter) -> None:
     table = session.planner.resolve(tree.this)
     for action in tree.args.get("actions") or []:
-        if isinstance(action, exp.Schema) or isinstance(action, exp.ColumnDef):
+        if isinstance(action, (exp.Schema, exp.ColumnDef)):
             cols = _columns(action if isinstance(action, exp.Schema) else exp.Schema(expressions=[action]))
             existing = {c.name for c in table.columns}
             for col in cols:
@@ -225,10 +219,8 @@ def alter_table(session: Session, tree: exp.Alter) -> None:
             if new_location != table.location:
                 fs, old_path = filesystem_for(table.location)
                 _, new_path = filesystem_for(new_location)
-                try:
+                with contextlib.suppress(FileNotFoundError):
                     fs.move(old_path, new_path)
-                except FileNotFoundError:
-                    pass
         elif isinstance(action, exp.AlterSet):
             props = {}
             for prop in action.expressions:

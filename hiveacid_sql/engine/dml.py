@@ -9,6 +9,7 @@ recorded, never when the outcome is unknown).
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import socket
 import time
@@ -150,10 +151,8 @@ class DmlRunner:
             return
         fs, _ = filesystem_for(target.fs_uri)
         for name in {target.insert_dir, target.delete_dir}:
-            try:
+            with contextlib.suppress(FileNotFoundError, OSError):
                 fs.delete_dir(f"{target.location}/{name}")
-            except (FileNotFoundError, OSError):
-                pass
 
     # -- plain targets ----------------------------------------------------------------------------
     def _insert_plain(self, plan: InsertPlan, kind: str, started: float) -> DmlResult:
