@@ -31,12 +31,15 @@ from hiveacid_sql.exec.write import (
     write_inserts,
     write_inserts_local,
     write_split_update,
+    write_split_update_local,
     write_version_file,
 )
 from hiveacid_sql.plan.model import DeletePlan, DmlPlan, InsertPlan, TruncatePlan, UpdatePlan
 from hiveacid_sql.results import DmlResult
 from hiveacid_sql.txn import TableDef
 
+DRIVER_WRITE_MAX_ROWS = "hiveacid.driver.write.max.rows"
+DEFAULT_DRIVER_WRITE_MAX_ROWS = 10_000
 STATEMENT_ID = 0  # single-statement transactions: every leg is statement 0 (walkthrough sections 1-2)
 
 
@@ -130,10 +133,9 @@ class DmlRunner:
                     files = write_inserts_local(rows.toArrow(), target)
                 else:
                     files = write_inserts(rows, target)
-            elif isinstance(plan, UpdatePlan):
-                files = write_split_update(binder.run(plan.source, plan.reads, internal=plan.target), target, write_inserts=True)
-            elif isinstance(plan, DeletePlan):
-                files = write_split_update(binder.run(plan.source, plan.reads, internal=plan.target), target, write_inserts=False)
+            elif isinstance(plan, UpdatePlan | DeletePlan):
+                changed = binder.run(plan.source, plan.reads, internal=plan.target)
+                files = self._split_update(changed, target, write_inserts=isinstance(plan, UpdatePlan))
             else:  # pragma: no cover - exhaustive over DmlPlan
                 raise PlanError(f"cannot run {type(plan).__name__}")
         directories = finish_directories(fs, target, files)
@@ -141,6 +143,16 @@ class DmlRunner:
             write_version_file(fs, f"{target.location}/{target.insert_dir}")  # an empty base still hides older rows
             directories = sorted([*directories, target.insert_dir])
         return _Outcome(files, directories)
+
+    def _split_update(self, changed: DataFrame, target: WriteTarget, *, write_inserts: bool) -> list[FileWritten]:
+        """Statement-sized changes are written by the driver (one Spark job, no shuffle, no Python workers);
+        larger ones by Spark tasks. The probe reads at most ``limit + 1`` rows, so the driver never holds more."""
+        limit = int(self.session.settings.get(DRIVER_WRITE_MAX_ROWS, DEFAULT_DRIVER_WRITE_MAX_ROWS))
+        if limit > 0:
+            probe = changed.limit(limit + 1).toArrow()
+            if probe.num_rows <= limit:
+                return write_split_update_local(probe, target, write_inserts=write_inserts)
+        return write_split_update(changed, target, write_inserts=write_inserts)
 
     def _abort(self, txn_id: int, target: WriteTarget | None) -> None:
         try:

@@ -69,6 +69,18 @@ def write_split_update(df: DataFrame, target: WriteTarget, *, write_inserts: boo
     return _collect(prepared.mapInArrow(split_update_task(target, write_inserts=write_inserts), STATS_SCHEMA))
 
 
+def write_split_update_local(rows: pa.Table, target: WriteTarget, *, write_inserts: bool) -> list[FileWritten]:
+    """Driver path of :func:`write_split_update` for statement-sized row sets (already collected)."""
+    import pyarrow.compute as pc
+
+    bucket_id = pc.bit_wise_and(pc.shift_right(rows.column(BUCKET), 16), 0xFFF)
+    ordered = rows.append_column("__bucket_id", bucket_id).sort_by(
+        [("__bucket_id", "ascending"), (OWID, "ascending"), (BUCKET, "ascending"), (ROWID, "ascending")]
+    )
+    ordered = ordered.drop_columns(["__bucket_id"])
+    return _from_batches(split_update_task(target, write_inserts=write_inserts)(iter(ordered.to_batches())))
+
+
 def finish_directories(fs: pafs.FileSystem, target: WriteTarget, files: list[FileWritten]) -> list[str]:
     """Write ``_orc_acid_version`` into each directory written; return the directory names, sorted."""
     dirs = sorted({f.directory for f in files})
