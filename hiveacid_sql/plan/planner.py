@@ -12,6 +12,7 @@ from sqlglot import exp
 from hiveacid_sql.errors import HiveAcidError, PlanError
 from hiveacid_sql.plan.model import BoundTables, DeletePlan, InsertPlan, QueryPlan, TruncatePlan, UpdatePlan
 from hiveacid_sql.plan.types import cast_to
+from hiveacid_sql.sql.helpers import position
 from hiveacid_sql.txn import TableDef
 
 ROW_ID = "row__id"
@@ -21,14 +22,11 @@ TableLookup = Callable[[str, str], TableDef]
 
 
 def where_is(node: exp.Expression | None) -> str:
-    """``line L, col C: `` for a node whose identifier carries a position, else empty."""
+    """``line L, col C: `` (where the node's text starts) for a node that carries a position, else empty."""
     if node is None:
         return ""
-    for candidate in (node, *node.find_all(exp.Identifier)):
-        meta = getattr(candidate, "meta", None) or {}
-        if "line" in meta:
-            return f"line {meta['line']}, col {meta['col']}: "
-    return ""
+    found = position(node)
+    return f"line {found[0]}, col {found[1]}: " if found else ""
 
 
 def table_names(table: exp.Table, current_db: str) -> tuple[str, str]:
