@@ -32,13 +32,9 @@ _counter = itertools.count()
 
 
 def write_id_list(snapshot: Snapshot, table: TableDef) -> ValidWriteIdList:
-    """The snapshot's write-id list of one table, as the format layer's ValidWriteIdList."""
+    """The snapshot's write-id list of one table (a table the snapshot was not taken for: nothing written)."""
     ids = snapshot.tables.get(table.qualified_name)
-    if ids is None:
-        return ValidWriteIdList(table.qualified_name, 0, (), frozenset(), None)
-    return ValidWriteIdList(
-        table.qualified_name, ids.high_watermark, tuple(ids.exceptions), frozenset(ids.aborted), ids.min_open_write_id
-    )
+    return ids if ids is not None else ValidWriteIdList(table.qualified_name, 0)
 
 
 def table_columns(table: TableDef) -> list[tuple[str, object]]:
