@@ -6,7 +6,7 @@ transaction and write id did the work and which directories it wrote, so a user 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 RESULT_COLUMNS = (
@@ -43,8 +43,7 @@ class DmlResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict with stable snake_case keys (``directories`` as a list)."""
-        data = asdict(self)
-        data.pop("_spark", None)
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "_spark"}
         data["directories"] = list(self.directories)
         return data
 

@@ -15,9 +15,10 @@ import socket
 import time
 from dataclasses import dataclass
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.acid.names import base_dir_name, delete_delta_dir_name, delta_dir_name
 from hiveacid_sql.engine.binder import bound, spark_error
@@ -77,8 +78,18 @@ def shape_rows(df: DataFrame, table: TableDef, column_order: tuple[str, ...] | N
         spark_type = to_spark_type(column.type)
         idx = i if position is None else position.get(column.name)
         value = F.lit(None) if idx is None else F.col(f"__c{idx}")
-        out.append(value.cast(spark_type).alias(column.name))
+        out.append(_hive_lengths(value.cast(spark_type), column.type).alias(column.name))
     return source.select(*out)
+
+
+def _hive_lengths(value: Column, hive_type: str) -> Column:
+    """Hive's INSERT rules for ``varchar(n)`` (truncate) and ``char(n)`` (truncate, pad), for every target."""
+    parsed = parse_hive_type(hive_type)
+    if parsed.name == "varchar":
+        return F.substring(value, 1, parsed.length)
+    if parsed.name == "char":
+        return F.rpad(F.substring(value, 1, parsed.length), parsed.length, " ")
+    return value
 
 
 class DmlRunner:

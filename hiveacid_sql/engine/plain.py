@@ -7,11 +7,22 @@ holding Ctrl-A or newlines are not supported, and complex types cannot be stored
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame, SparkSession
+import posixpath
 
-from hiveacid_sql.acid.hive_types import parse_hive_type
-from hiveacid_sql.exec.spark_types import spark_schema
+import pyarrow.fs as pafs
+import pyorc
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
+from hiveacid_sql.acid.listing import filesystem_for
+from hiveacid_sql.errors import AcidFormatError
+from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
 from hiveacid_sql.txn import TableDef
+
+# The attribute Spark puts on the ORC type of a TIMESTAMP_NTZ column (stored as a bigint of micros).
+_SPARK_TYPE_ATTRIBUTE = "spark.sql.catalyst.type"
 
 _TEXT_OPTIONS = {"sep": "\u0001", "nullValue": "\\N", "quote": "\u0000", "escape": "\u0000", "emptyValue": ""}
 
@@ -23,10 +34,88 @@ def _format(table: TableDef) -> tuple[str, dict[str, str]]:
     return fmt, {}
 
 
+def _orc_files(location: str) -> list[tuple[str, str]]:
+    """(pyarrow path, path for Spark) of the data files Spark would read in ``location`` (no hidden, no empty)."""
+    fs, root = filesystem_for(location)
+    try:
+        infos = fs.get_file_info(pafs.FileSelector(root, allow_not_found=True))
+    except OSError:
+        return []
+    out = []
+    for info in sorted(infos, key=lambda i: i.path):
+        name = posixpath.basename(info.path)
+        if info.type != pafs.FileType.File or name.startswith(("_", ".")) or not info.size:
+            continue
+        spark_path = location.rstrip("/") + "/" + name if "://" in location else info.path
+        out.append((info.path, spark_path))
+    return out
+
+
+def _ntz_columns(fs: pafs.FileSystem, path: str, names: set[str]) -> frozenset[str]:
+    """Which of the (lower-case) timestamp columns ``names`` this ORC file holds as Spark TIMESTAMP_NTZ."""
+    try:
+        with fs.open_input_file(path) as f:
+            fields = pyorc.Reader(f).schema.fields
+    except (pyorc.ParseError, OSError) as exc:
+        raise AcidFormatError(f"cannot read ORC file {path}: {exc}") from exc
+    return frozenset(
+        name.lower()
+        for name, t in fields.items()
+        if name.lower() in names and t.attributes.get(_SPARK_TYPE_ATTRIBUTE) == "timestamp_ntz"
+    )
+
+
+def _read_orc_timestamps(spark: SparkSession, table: TableDef, columns: list[tuple[str, HiveType]]) -> DataFrame:
+    """An ORC table with timestamp columns, file group by file group.
+
+    An ORC ``timestamp`` written by Hive (or by us) can only be read by Spark as TIMESTAMP and is then
+    turned into its wall-clock value, as the ACID scan does; a file written by Spark itself stores
+    TIMESTAMP_NTZ as a tagged bigint that Spark reads only as TIMESTAMP_NTZ. A table may hold both.
+    """
+    from hiveacid_sql.exec.scan import wall_clock
+
+    schema = spark_schema(columns)
+    ts_names = {n.lower() for n, t in columns if t.name == "timestamp"}
+    fs, _ = filesystem_for(table.location)
+    groups: dict[frozenset[str], list[str]] = {}
+    for path, spark_path in _orc_files(table.location):
+        groups.setdefault(_ntz_columns(fs, path, ts_names), []).append(spark_path)
+    frames = []
+    for ntz, paths in groups.items():
+        # TIMESTAMP_NTZ files are read as they are; for the others every timestamp (even nested) is
+        # asked for as TIMESTAMP, then turned into the table's type.
+        physical = T.StructType(
+            [
+                T.StructField(n, to_spark_type(t, physical=n.lower() not in ntz), True)
+                for n, t in columns
+            ]
+        )
+        df = spark.read.schema(physical).orc(paths)
+        out = []
+        for field, (name, htype) in zip(physical.fields, columns, strict=True):
+            wanted = to_spark_type(htype)
+            if htype.name == "timestamp" and name.lower() not in ntz:
+                out.append(wall_clock(F.col(name)).alias(name))
+            elif field.dataType != wanted:
+                out.append(F.col(name).cast(wanted).alias(name))
+            else:
+                out.append(F.col(name))
+        frames.append(df.select(*out))
+    if not frames:
+        return spark.createDataFrame([], schema)
+    result = frames[0]
+    for frame in frames[1:]:
+        result = result.unionByName(frame)
+    return result
+
+
 def read_plain(spark: SparkSession, table: TableDef) -> DataFrame:
     """The rows of a plain table (an empty frame if its directory holds no data yet)."""
-    schema = spark_schema([(c.name, parse_hive_type(c.type)) for c in table.columns])
+    columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
+    schema = spark_schema(columns)
     fmt, options = _format(table)
+    if fmt == "orc" and any(t.name == "timestamp" for _, t in columns):
+        return _read_orc_timestamps(spark, table, columns)
     reader = spark.read.format(fmt).schema(schema).options(**options)
     try:
         return reader.load(table.location)
@@ -37,4 +126,19 @@ def read_plain(spark: SparkSession, table: TableDef) -> DataFrame:
 def write_plain(df: DataFrame, table: TableDef, *, overwrite: bool) -> None:
     """Append (or overwrite) the rows of ``df`` to a plain table's directory."""
     fmt, options = _format(table)
+    if fmt == "orc":
+        df = _ntz_as_instants(df)
     df.write.format(fmt).options(**options).mode("overwrite" if overwrite else "append").save(table.location)
+
+
+def _ntz_as_instants(df: DataFrame) -> DataFrame:
+    """Top-level wall-clock timestamps as UTC instants, so Spark writes a plain ORC ``timestamp`` Hive reads.
+
+    Spark would store TIMESTAMP_NTZ as a tagged ``bigint`` that Hive and Trino read as a number.
+    """
+    epoch = F.lit("1970-01-01 00:00:00").cast("timestamp_ntz")
+    for field in df.schema.fields:
+        if isinstance(field.dataType, T.TimestampNTZType):
+            micros = F.timestamp_diff("MICROSECOND", epoch, F.col(field.name))
+            df = df.withColumn(field.name, F.timestamp_micros(micros))
+    return df

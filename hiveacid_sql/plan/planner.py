@@ -36,7 +36,10 @@ def table_names(table: exp.Table, current_db: str) -> tuple[str, str]:
 
 def mentions_row_id(tree: exp.Expression) -> bool:
     """Whether the statement names Hive's virtual ``row__id`` column anywhere."""
-    return any(c.name.lower() == ROW_ID for c in tree.find_all(exp.Column))
+    # `row__id.rowid` parses as column `rowid` of a "table" `row__id`; `t.row__id.rowid` puts it in `db`.
+    return any(
+        ROW_ID in (c.name.lower(), c.table.lower(), c.db.lower()) for c in tree.find_all(exp.Column)
+    )
 
 
 def _cte_names(tree: exp.Expression) -> set[str]:
