@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest_db import BACKENDS
 
 FIXTURES = Path(os.environ.get("HIVEACID_FIXTURES", Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "hive-written"))
 
@@ -39,3 +40,21 @@ def fixtures_dir() -> Path:
     if not FIXTURES.is_dir():
         raise RuntimeError(f"Hive fixtures not found at {FIXTURES} (set HIVEACID_FIXTURES)")
     return FIXTURES
+
+
+@pytest.fixture(params=BACKENDS)
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A brand-new store URL on each backend (the servers must be up: no skip)."""
+    from conftest_db import store_url
+
+    with store_url(request.param, tmp_path) as u:
+        yield u
+
+
+@pytest.fixture
+def store(url: str) -> Iterator:
+    from hiveacid_sql.txn import TxnStore
+
+    st = TxnStore(url)
+    yield st
+    st.close()

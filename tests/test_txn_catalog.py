@@ -2,30 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 import sqlalchemy as sa
-from conftest_db import BACKENDS, store_url
 
 from hiveacid_sql.errors import CatalogError, NoSuchDatabaseError, NoSuchTableError
 from hiveacid_sql.txn import Catalog, Column, TableDef, TxnStore
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.catalog import hive_pattern
-
-
-@pytest.fixture(params=BACKENDS)
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    with store_url(request.param, tmp_path) as u:
-        yield u
-
-
-@pytest.fixture
-def store(url: str) -> Iterator[TxnStore]:
-    st = TxnStore(url)
-    yield st
-    st.close()
 
 
 @pytest.fixture

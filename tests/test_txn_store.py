@@ -4,30 +4,15 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
-from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from conftest_db import BACKENDS, open_and_commit, store_url
+from conftest_db import open_and_commit
 
 from hiveacid_sql.errors import TxnAbortedError, TxnError
 from hiveacid_sql.txn import NO_MIN_OPEN, SCHEMA_VERSION, Snapshot, TableWriteIds, TxnStore, ValidTxnList
 from hiveacid_sql.txn import schema as s
-
-
-@pytest.fixture(params=BACKENDS)
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    with store_url(request.param, tmp_path) as u:
-        yield u
-
-
-@pytest.fixture
-def store(url: str) -> Iterator[TxnStore]:
-    st = TxnStore(url)
-    yield st
-    st.close()
 
 
 def _rows(store: TxnStore, table: sa.Table) -> list[dict]:
