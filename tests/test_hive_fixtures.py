@@ -78,6 +78,14 @@ def place(src: Path, dst: Path) -> Path:
     return dst
 
 
+def adopt_file(acid, tmp_path: Path, name: str, columns: str, fixture: Path, rel: str) -> Path:
+    """Copy one fixture file to ``<tmp>/<name>/<rel>`` and register that directory as ACID table ``name``."""
+    table = tmp_path / name
+    place(fixture, table / rel)
+    acid_table(acid, name, columns, table)
+    return table
+
+
 def acid_table(acid, name: str, columns: str, location: Path) -> None:
     acid.sql(
         f"CREATE TABLE {name} ({columns}) STORED AS ORC LOCATION '{location}' "
@@ -240,9 +248,7 @@ def test_dummy_id_data_original_files(acid, tmp_path, fixtures_dir):
 
 
 def test_impala_alltypes_non_acid_as_original(acid, tmp_path, fixtures_dir):
-    table = tmp_path / "alltypes"
-    place(fixtures_dir / "impala/alltypes_non_acid.orc", table / "000000_0")
-    acid_table(acid, "alltypes", IMPALA_ALLTYPES, table)
+    table = adopt_file(acid, tmp_path, "alltypes", IMPALA_ALLTYPES, fixtures_dir / "impala/alltypes_non_acid.orc", "000000_0")
     assert acid.sql("SELECT count(*) FROM alltypes").collect()[0][0] == 7300
     rows = acid.sql("SELECT row__id, id FROM alltypes WHERE id < 10 ORDER BY id").collect()
     assert [(r.id, r.row__id.writeid, r.row__id.bucketid, r.row__id.rowid) for r in rows] == [
@@ -258,24 +264,16 @@ def test_impala_alltypes_non_acid_as_original(acid, tmp_path, fixtures_dir):
 
 # -- acid_version_validation ------------------------------------------------------------------------------------
 def test_acid_version_hive_3_file(acid, tmp_path, fixtures_dir):
-    table = tmp_path / "v"
     # Its bucket property says bucket 2, so it goes where Hive would have written it.
-    place(
-        fixtures_dir / "acid_version_validation/acid_version_hive_3/00000_0",
-        table / "delta_0000001_0000001_0000/bucket_00002",
-    )
-    acid_table(acid, "v", "a bigint", table)
+    fixture = fixtures_dir / "acid_version_validation/acid_version_hive_3/00000_0"
+    adopt_file(acid, tmp_path, "v", "a bigint", fixture, "delta_0000001_0000001_0000/bucket_00002")
     rows = acid.sql("SELECT row__id, a FROM v").collect()
     assert [(r.a, tuple(r.row__id)) for r in rows] == [(10, (1, BUCKET_2, 0))]
 
 
 def test_plain_orc_read_as_acid_is_a_clear_error(acid, tmp_path, fixtures_dir):
-    table = tmp_path / "p"
-    place(
-        fixtures_dir / "acid_version_validation/no_orc_acid_version_in_metadata/00000_0",
-        table / "delta_0000001_0000001_0000/bucket_00000",
-    )
-    acid_table(acid, "p", DUMMY, table)
+    fixture = fixtures_dir / "acid_version_validation/no_orc_acid_version_in_metadata/00000_0"
+    adopt_file(acid, tmp_path, "p", DUMMY, fixture, "delta_0000001_0000001_0000/bucket_00000")
     with pytest.raises(HiveAcidError) as info:
         acid.sql("SELECT * FROM p").collect()
     assert isinstance(info.value, AcidFormatError)
@@ -301,22 +299,16 @@ def test_impala_streaming_two_write_ids_in_one_file(acid, tmp_path, fixtures_dir
 
 
 def test_impala_full_acid_schema_without_acid_version(acid, tmp_path, fixtures_dir):
-    table = tmp_path / "f"
     # Where Impala's test puts it: at the table root, named like a bucket file.
-    place(fixtures_dir / "impala/full_acid_schema_but_no_acid_version.orc", table / "bucket_00000")
-    acid_table(acid, "f", "i int", table)
+    adopt_file(acid, tmp_path, "f", "i int", fixtures_dir / "impala/full_acid_schema_but_no_acid_version.orc", "bucket_00000")
     assert acid.sql("SELECT count(*) FROM f").collect()[0][0] == 3
     # Recognised as ACID events (lower-case field names) by schema: the rows are i = 1, 2, 3, not `operation`.
     assert sorted(r.i for r in acid.sql("SELECT i FROM f").collect()) == [1, 2, 3]
 
 
 def test_impala_full_acid_schema_in_a_delta(acid, tmp_path, fixtures_dir):
-    table = tmp_path / "f"
-    place(
-        fixtures_dir / "impala/full_acid_schema_but_no_acid_version.orc",
-        table / "delta_0000001_0000003/bucket_00000",
-    )
-    acid_table(acid, "f", "i int", table)
+    fixture = fixtures_dir / "impala/full_acid_schema_but_no_acid_version.orc"
+    adopt_file(acid, tmp_path, "f", "i int", fixture, "delta_0000001_0000003/bucket_00000")
     rows = acid.sql("SELECT row__id, i FROM f ORDER BY i").collect()
     assert [(r.i, tuple(r.row__id)) for r in rows] == [(i, (i, BUCKET_0, 0)) for i in (1, 2, 3)]
 

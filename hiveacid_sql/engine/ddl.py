@@ -150,7 +150,7 @@ def create_table(session: Session, tree: exp.Create) -> None:
         if highest > 0:
             session.store.register_existing_write_ids(db, name, highest)
     if query is not None:
-        session.run_statement_tree(exp.Insert(this=exp.Table(this=exp.to_identifier(name), db=exp.to_identifier(db)), expression=query), "INSERT")
+        session.run_statement_tree(exp.Insert(this=exp.Table(this=exp.to_identifier(name), db=exp.to_identifier(db)), expression=query))
 
 
 def create_database(session: Session, tree: exp.Create) -> None:

@@ -99,7 +99,8 @@ class DmlRunner:
         self.session = session
 
     # -- entry -------------------------------------------------------------------------------------
-    def run(self, plan: DmlPlan, kind: str) -> DmlResult:
+    def run(self, plan: DmlPlan) -> DmlResult:
+        kind = plan.statement
         started = time.monotonic()
         target = plan.target
         if isinstance(plan, InsertPlan) and not target.is_transactional:

@@ -12,7 +12,7 @@ from pyspark.sql import DataFrame
 from sqlglot import exp
 
 from hiveacid_sql.acid.names import base_dir_name, delete_delta_dir_name, delta_dir_name
-from hiveacid_sql.engine.binder import acid_files, write_id_list
+from hiveacid_sql.engine.binder import acid_files, bound, write_id_list
 from hiveacid_sql.errors import UnsupportedStatementError
 from hiveacid_sql.plan.model import BoundTables, DeletePlan, InsertPlan, QueryPlan, TruncatePlan, UpdatePlan
 
@@ -20,44 +20,18 @@ if TYPE_CHECKING:
     from hiveacid_sql.engine.session import Session
 
 
-def _plan(session: Session, tree: exp.Expression):
-    planner = session.planner
-    if isinstance(tree, exp.Insert):
-        return planner.plan_insert(tree)
-    if isinstance(tree, exp.Update):
-        return planner.plan_update(tree)
-    if isinstance(tree, exp.Delete):
-        return planner.plan_delete(tree)
-    if isinstance(tree, exp.TruncateTable):
-        return planner.plan_truncate(tree.expressions[0])
-    from hiveacid_sql.engine.session import _is_query
-
-    if _is_query(tree):
-        return planner.plan_query(tree)
-    raise UnsupportedStatementError(f"EXPLAIN of {tree.key.upper()} is not supported")
-
-
 def _reads(plan) -> BoundTables:
     return getattr(plan, "reads", None) or BoundTables()
 
 
-def explain_lines(session: Session, tree: exp.Expression) -> list[str]:
-    """The plan of ``tree`` as lines of text."""
-    plan = _plan(session, tree)
+def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str]:
+    """A plan as lines of text; ``extended`` adds the Spark SQL a query runs as."""
     target = getattr(plan, "target", None)
     tables = {t.qualified_name: t for t in _reads(plan).tables}
     if target is not None:
         tables[target.qualified_name] = target
     snapshot = session.store.snapshot(sorted({(t.db, t.name) for t in tables.values()}))
-    kind = {
-        QueryPlan: "QUERY",
-        InsertPlan: "INSERT",
-        UpdatePlan: "UPDATE (split update: delete_delta + delta)",
-        DeletePlan: "DELETE",
-        TruncatePlan: "TRUNCATE",
-    }[type(plan)]
-    if isinstance(plan, InsertPlan) and plan.overwrite:
-        kind = "INSERT OVERWRITE"
+    kind = "UPDATE (split update: delete_delta + delta)" if isinstance(plan, UpdatePlan) else plan.statement
     lines = [f"Statement: {kind}", f"Snapshot: valid txns {snapshot.txns.to_string()}"]
     for table in tables.values():
         if not table.is_transactional:
@@ -74,9 +48,7 @@ def explain_lines(session: Session, tree: exp.Expression) -> list[str]:
         if files.original_files:
             lines.append(f"  original files: {len(files.original_files)}")
         lines.append(f"  files read: {len(files.data_files) + len(files.original_files)} data, {len(files.delete_files)} delete")
-    if isinstance(plan, UpdatePlan):
-        lines.append("Find rows: " + plan.source.sql(dialect="hiveacid"))
-    if isinstance(plan, DeletePlan):
+    if isinstance(plan, UpdatePlan | DeletePlan):
         lines.append("Find rows: " + plan.source.sql(dialect="hiveacid"))
     if target is not None and target.is_transactional:
         next_id = write_id_list(snapshot, target).high_watermark + 1
@@ -92,18 +64,18 @@ def explain_lines(session: Session, tree: exp.Expression) -> list[str]:
         lines += [f"  {target.location.rstrip('/')}/{w}" for w in writes]
     elif target is not None:
         lines.append(f"Write plain table {target.qualified_name} at {target.location}")
+    if extended and isinstance(plan, QueryPlan):
+        with bound(session.spark, snapshot, session.current_db) as binder:
+            lines.append("Spark SQL: " + binder.render(plan.query, plan.reads))
     return lines
 
 
 def explain(session: Session, tree: exp.Expression, kind: str | None = None) -> DataFrame:
     """EXPLAIN [EXTENDED] as a one-column DataFrame (``Explain``), one line per row."""
-    lines = explain_lines(session, tree)
-    if kind and kind.upper() == "EXTENDED" and not isinstance(_plan(session, tree), TruncatePlan):
-        from hiveacid_sql.engine.binder import bound
-
-        plan = _plan(session, tree)
-        if isinstance(plan, QueryPlan):
-            snapshot = session.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
-            with bound(session.spark, snapshot, session.current_db) as binder:
-                lines.append("Spark SQL: " + binder.render(plan.query, plan.reads))
+    extended = bool(kind) and kind.upper() == "EXTENDED"
+    try:
+        plan = session.planner.plan(tree)
+    except UnsupportedStatementError as exc:
+        raise UnsupportedStatementError(f"EXPLAIN of {tree.key.upper()} is not supported") from exc
+    lines = explain_lines(session, plan, extended=extended)
     return session.spark.createDataFrame([(line,) for line in lines], "Explain string")

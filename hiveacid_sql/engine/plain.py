@@ -18,6 +18,8 @@ from pyspark.sql import types as T
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.errors import AcidFormatError
+from hiveacid_sql.exec.columns import to_instant, to_table_type
+from hiveacid_sql.exec.scan import union_all
 from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
 from hiveacid_sql.txn import TableDef
 
@@ -72,8 +74,6 @@ def _read_orc_timestamps(spark: SparkSession, table: TableDef, columns: list[tup
     turned into its wall-clock value, as the ACID scan does; a file written by Spark itself stores
     TIMESTAMP_NTZ as a tagged bigint that Spark reads only as TIMESTAMP_NTZ. A table may hold both.
     """
-    from hiveacid_sql.exec.scan import wall_clock
-
     schema = spark_schema(columns)
     ts_names = {n.lower() for n, t in columns if t.name == "timestamp"}
     fs, _ = filesystem_for(table.location)
@@ -91,22 +91,12 @@ def _read_orc_timestamps(spark: SparkSession, table: TableDef, columns: list[tup
             ]
         )
         df = spark.read.schema(physical).orc(paths)
-        out = []
-        for field, (name, htype) in zip(physical.fields, columns, strict=True):
-            wanted = to_spark_type(htype)
-            if htype.name == "timestamp" and name.lower() not in ntz:
-                out.append(wall_clock(F.col(name)).alias(name))
-            elif field.dataType != wanted:
-                out.append(F.col(name).cast(wanted).alias(name))
-            else:
-                out.append(F.col(name))
+        out = [
+            F.col(name) if name.lower() in ntz else to_table_type(F.col(name), htype, htype).alias(name)
+            for name, htype in columns
+        ]
         frames.append(df.select(*out))
-    if not frames:
-        return spark.createDataFrame([], schema)
-    result = frames[0]
-    for frame in frames[1:]:
-        result = result.unionByName(frame)
-    return result
+    return union_all(frames) if frames else spark.createDataFrame([], schema)
 
 
 def read_plain(spark: SparkSession, table: TableDef) -> DataFrame:
@@ -136,9 +126,7 @@ def _ntz_as_instants(df: DataFrame) -> DataFrame:
 
     Spark would store TIMESTAMP_NTZ as a tagged ``bigint`` that Hive and Trino read as a number.
     """
-    epoch = F.lit("1970-01-01 00:00:00").cast("timestamp_ntz")
     for field in df.schema.fields:
         if isinstance(field.dataType, T.TimestampNTZType):
-            micros = F.timestamp_diff("MICROSECOND", epoch, F.col(field.name))
-            df = df.withColumn(field.name, F.timestamp_micros(micros))
+            df = df.withColumn(field.name, to_instant(F.col(field.name)))
     return df

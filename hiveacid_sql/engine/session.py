@@ -23,20 +23,13 @@ from hiveacid_sql.engine.dml import DmlRunner
 from hiveacid_sql.engine.explain import explain
 from hiveacid_sql.errors import HiveAcidError, PlanError, UnsupportedStatementError
 from hiveacid_sql.exec.session import local_session
-from hiveacid_sql.plan.planner import Planner, table_names, where_is
+from hiveacid_sql.plan.planner import Planner, is_query, where_is
 from hiveacid_sql.results import DmlResult
 from hiveacid_sql.sql import nodes
 from hiveacid_sql.sql.parse import Statement, parse
-from hiveacid_sql.txn import TableDef, TxnStore
+from hiveacid_sql.txn import TxnStore
 
 Result = DataFrame | DmlResult
-
-QUERY_TYPES = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Subquery, exp.Values)
-
-
-def _is_query(tree: exp.Expression) -> bool:
-    return isinstance(tree, QUERY_TYPES) or (isinstance(tree, exp.With) and isinstance(tree.this, QUERY_TYPES))
-
 
 class Session:
     """One connection: a SparkSession, a warehouse, a transaction store and session settings."""
@@ -53,9 +46,9 @@ class Session:
         self._owns_spark = owns_spark
         self._closed = False
         self._handlers: dict[type, Callable[[Statement], Result | None]] = {
-            exp.Insert: self._insert,
-            exp.Update: self._update,
-            exp.Delete: self._delete,
+            exp.Insert: self._dml_statement,
+            exp.Update: self._dml_statement,
+            exp.Delete: self._dml_statement,
             exp.TruncateTable: self._truncate,
             exp.Create: self._create,
             exp.Drop: lambda st: ddl.drop(self, st.tree),
@@ -99,7 +92,7 @@ class Session:
     # -- plumbing used by the statement handlers ---------------------------------------------------
     def run_statement(self, statement: Statement) -> Result | None:
         tree = statement.tree
-        if _is_query(tree):
+        if is_query(tree):
             return self.query_frame(tree)
         handler = self._handlers.get(type(tree))
         if handler is None:
@@ -111,7 +104,8 @@ class Session:
         result = handler(statement)
         return result if result is not None else self.spark.createDataFrame([], "result string")
 
-    def run_statement_tree(self, tree: exp.Expression, kind: str) -> Result | None:
+    def run_statement_tree(self, tree: exp.Expression) -> Result | None:
+        """Run a statement built in code (e.g. the INSERT half of CREATE TABLE AS SELECT)."""
         return self.run_statement(Statement(tree=tree, text=tree.sql(dialect="hiveacid"), line=1, col=1))
 
     def query_frame(self, tree: exp.Expression) -> DataFrame:
@@ -132,20 +126,13 @@ class Session:
             raise HiveAcidError("this connection is closed")
 
     # -- statement handlers ------------------------------------------------------------------------
-    def _insert(self, st: Statement) -> DmlResult:
-        plan = self.planner.plan_insert(st.tree)
-        return self._dml.run(plan, "INSERT OVERWRITE" if plan.overwrite else "INSERT")
-
-    def _update(self, st: Statement) -> DmlResult:
-        return self._dml.run(self.planner.plan_update(st.tree), "UPDATE")
-
-    def _delete(self, st: Statement) -> DmlResult:
-        return self._dml.run(self.planner.plan_delete(st.tree), "DELETE")
+    def _dml_statement(self, st: Statement) -> DmlResult:
+        return self._dml.run(self.planner.plan(st.tree))
 
     def _truncate(self, st: Statement) -> DmlResult | None:
         result = None
         for table in st.tree.expressions:
-            result = self._dml.run(self.planner.plan_truncate(table), "TRUNCATE")
+            result = self._dml.run(self.planner.plan_truncate(table))
         return result
 
     def _create(self, st: Statement) -> None:
@@ -257,8 +244,4 @@ def connect(
     return Session(spark, warehouse_uri, store, owns_spark=owns)
 
 
-def _table_def_type() -> type[TableDef]:  # keeps the import used for type hints in other modules
-    return TableDef
-
-
-__all__ = ["Session", "connect", "table_names"]
+__all__ = ["Session", "connect"]

@@ -14,10 +14,10 @@ still works.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import functools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import pyarrow as pa
 import pyarrow.fs as pafs
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -31,17 +31,11 @@ from hiveacid_sql.acid.orc_footer import OrcFooter, read_footer
 from hiveacid_sql.acid.state import AcidState, get_acid_state
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.errors import AcidFormatError
+from hiveacid_sql.exec.columns import to_table_type
 from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
 
 ROW_ID = "row__id"
 OWID, BUCKET, ROWID = "__owid", "__bucket", "__rowid"
-ROW_ID_TYPE = T.StructType(
-    [
-        T.StructField("writeid", T.LongType(), True),
-        T.StructField("bucketid", T.IntegerType(), True),
-        T.StructField("rowid", T.LongType(), True),
-    ]
-)
 _EVENT_PREFIX = ["operation", "originalTransaction", "bucket", "rowId", "currentTransaction"]
 
 
@@ -53,6 +47,23 @@ class ScanFiles:
     data_files: tuple[str, ...]
     delete_files: tuple[str, ...]
     original_files: tuple[str, ...]
+
+
+def frame_schema(table_columns: Sequence[tuple[str, HiveType]]) -> T.StructType:
+    """Schema of a scan's frame: the internal row-id columns, then the table columns."""
+    return T.StructType(
+        [
+            T.StructField(OWID, T.LongType()),
+            T.StructField(BUCKET, T.IntegerType()),
+            T.StructField(ROWID, T.LongType()),
+            *spark_schema(list(table_columns)).fields,
+        ]
+    )
+
+
+def union_all(frames: Sequence[DataFrame]) -> DataFrame:
+    """Union of frames with the same columns (by name), e.g. file groups of different physical schemas."""
+    return functools.reduce(DataFrame.unionByName, frames)
 
 
 def join_path(base: str, rel: str) -> str:
@@ -80,50 +91,6 @@ def _valid_write_id(col: Column, write_ids: ValidWriteIdList) -> Column:
     if write_ids.exceptions:
         cond = cond & ~col.isin(list(write_ids.exceptions))
     return cond
-
-
-def wall_clock(col: Column) -> Column:
-    """ORC timestamp (read as a UTC instant) to the wall-clock TIMESTAMP_NTZ Hive meant, whatever the session zone."""
-    epoch = F.lit("1970-01-01 00:00:00").cast("timestamp_ntz")
-    return F.timestamp_add("MICROSECOND", F.unix_micros(col), epoch)
-
-
-_wall_clock = wall_clock
-
-
-def _needs_conversion(t: HiveType) -> bool:
-    """Whether a cast is not enough: a timestamp (wall clock) or a char (re-padding) hides in the type."""
-    if t.name in ("timestamp", "char"):
-        return True
-    return any(_needs_conversion(c[1] if isinstance(c, tuple) else c) for c in t.children)
-
-
-def _to_table_type(col: Column, physical: HiveType, table: HiveType) -> Column:
-    """Cast a physical column to the table's type (schema evolution by position, Hive semantics).
-
-    Timestamps, also inside arrays, maps and structs, become their wall-clock value; char(n) values,
-    which Spark's ORC reader returns right-trimmed, are padded back to n as Hive returns them.
-    """
-    if table.name == "timestamp" and physical.name == "timestamp":
-        return _wall_clock(col)
-    if table.name == "char":
-        n = table.params[0]
-        return F.rpad(col.cast("string"), n, " ")
-    if _needs_conversion(table) and physical.name == table.name:
-        if table.name == "array":
-            return F.transform(col, lambda x: _to_table_type(x, physical.children[0], table.children[0]))
-        if table.name == "map":
-            pk, pv = physical.children
-            tk, tv = table.children
-            converted = F.transform_keys(col, lambda k, _v: _to_table_type(k, pk, tk))
-            return F.transform_values(converted, lambda _k, v: _to_table_type(v, pv, tv))
-        if table.name == "struct" and len(physical.children) == len(table.children):
-            fields = [
-                _to_table_type(col.getField(pn), pt, tt).alias(tn)
-                for (pn, pt), (tn, tt) in zip(physical.children, table.children, strict=True)
-            ]
-            return F.when(col.isNull(), F.lit(None)).otherwise(F.struct(*fields)).cast(to_spark_type(table))
-    return col.cast(to_spark_type(table))
 
 
 def _row_fields(footer: OrcFooter) -> list[tuple[str, HiveType]]:
@@ -188,7 +155,7 @@ def _insert_frame(
     for i, (name, htype) in enumerate(table_columns):
         if i < len(row_fields):
             phys_name, phys_type = row_fields[i]
-            out.append(_to_table_type(F.col(row).getField(phys_name), phys_type, htype).alias(name))
+            out.append(to_table_type(F.col(row).getField(phys_name), phys_type, htype).alias(name))
         else:  # written before ALTER TABLE ADD COLUMNS: Hive reads the new column as NULL
             out.append(F.lit(None).cast(to_spark_type(htype)).alias(name))
     return df.select(*out)
@@ -221,14 +188,7 @@ def _originals_frame(
         offsets[bucket_id] = start + n
         if n:
             jobs.append((path, encode_bucket(bucket_id, 0), start))
-    out_schema = T.StructType(
-        [
-            T.StructField(OWID, T.LongType()),
-            T.StructField(BUCKET, T.IntegerType()),
-            T.StructField(ROWID, T.LongType()),
-            *spark_schema(list(table_columns)).fields,
-        ]
-    )
+    out_schema = frame_schema(table_columns)
     if not jobs:
         return spark.createDataFrame([], out_schema)
     from hiveacid_sql.exec.tasks import read_originals_task
@@ -271,24 +231,12 @@ def scan_table(
         if originals:
             frames.append(_originals_frame(spark, fs_uri, orig_footers, originals, table_columns))
     if not frames:
-        schema = T.StructType(
-            [
-                T.StructField(OWID, T.LongType()),
-                T.StructField(BUCKET, T.IntegerType()),
-                T.StructField(ROWID, T.LongType()),
-                *spark_schema(list(table_columns)).fields,
-            ]
-        )
-        return spark.createDataFrame([], schema)
-    data = frames[0]
-    for frame in frames[1:]:
-        data = data.unionByName(frame)
+        return spark.createDataFrame([], frame_schema(table_columns))
+    data = union_all(frames)
     delete_footers = [read_footer(fs, p) for p in files.delete_files]
     delete_groups = list(_group_by_schema(delete_footers).values())
     if delete_groups:
-        deletes = _delete_frame(spark, delete_groups[0], write_ids)
-        for group in delete_groups[1:]:
-            deletes = deletes.unionByName(_delete_frame(spark, group, write_ids))
+        deletes = union_all([_delete_frame(spark, group, write_ids) for group in delete_groups])
         data = data.join(deletes, on=[OWID, BUCKET, ROWID], how="left_anti")
     return data
 
@@ -309,8 +257,3 @@ def user_columns(df: DataFrame, table_columns: Sequence[tuple[str, HiveType]], *
     if row_id:
         return with_row_id(df).select(F.col(ROW_ID), *cols)
     return df.select(*cols)
-
-
-def arrow_batches(table: pa.Table) -> Iterator[pa.RecordBatch]:
-    """Batches of an Arrow table (driver-side path for statement-sized data)."""
-    yield from table.to_batches()

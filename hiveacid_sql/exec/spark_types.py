@@ -53,10 +53,3 @@ def to_spark_type(hive_type: HiveType | str, *, physical: bool = False) -> T.Dat
 def spark_schema(columns: list[tuple[str, HiveType]], *, physical: bool = False) -> T.StructType:
     """A Spark struct of the given (name, Hive type) columns."""
     return T.StructType([T.StructField(n, to_spark_type(t, physical=physical), True) for n, t in columns])
-
-
-def has_timestamp(hive_type: HiveType) -> bool:
-    """Whether a timestamp hides anywhere in the type (such columns need the wall-clock conversion)."""
-    if hive_type.name == "timestamp":
-        return True
-    return any(has_timestamp(child) for child in (c[1] if isinstance(c, tuple) else c for c in hive_type.children))

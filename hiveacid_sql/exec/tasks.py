@@ -166,6 +166,7 @@ def read_originals_task(fs_uri: str, columns: Sequence[tuple[str, str]], out_sch
     col_names = [n for n, _ in columns]
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        import numpy as np
         import pyarrow.orc as porc
 
         from hiveacid_sql.acid.listing import filesystem_for
@@ -176,10 +177,11 @@ def read_originals_task(fs_uri: str, columns: Sequence[tuple[str, str]], out_sch
                 with fs.open_input_file(item["path"]) as f:
                     table = porc.ORCFile(f).read()
                 n = table.num_rows
+                start = item["start"]
                 arrays = [
-                    pa.array([0] * n, pa.int64()),
-                    pa.array([item["bucket"]] * n, pa.int32()),
-                    pa.array(range(item["start"], item["start"] + n), pa.int64()),
+                    pa.repeat(pa.scalar(0, pa.int64()), n),
+                    pa.repeat(pa.scalar(item["bucket"], pa.int32()), n),
+                    pa.array(np.arange(start, start + n, dtype=np.int64)),
                 ]
                 for i, name in enumerate(col_names):
                     target_type = arrow_schema.field(name).type

@@ -33,18 +33,18 @@ class FileWritten:
     rows: int
 
 
+def _files(rows: Iterable[dict]) -> list[FileWritten]:
+    return [FileWritten(r["directory"], r["path"], r["kind"], r["bucket_id"], r["rows"]) for r in rows]
+
+
 def _collect(stats_df: DataFrame) -> list[FileWritten]:
-    return [
-        FileWritten(r["directory"], r["path"], r["kind"], r["bucket_id"], r["rows"]) for r in stats_df.collect()
-    ]
+    """Stats rows of a Spark write job (one small row per file)."""
+    return _files(r.asDict() for r in stats_df.collect())
 
 
 def _from_batches(batches: Iterable[pa.RecordBatch]) -> list[FileWritten]:
-    out = []
-    for batch in batches:
-        for r in batch.to_pylist():
-            out.append(FileWritten(r["directory"], r["path"], r["kind"], r["bucket_id"], r["rows"]))
-    return out
+    """Stats rows of a writer run on the driver."""
+    return _files(r for batch in batches for r in batch.to_pylist())
 
 
 def write_inserts(df: DataFrame, target: WriteTarget) -> list[FileWritten]:

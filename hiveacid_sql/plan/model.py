@@ -31,6 +31,8 @@ class QueryPlan:
     query: exp.Expression
     reads: BoundTables
 
+    statement = "QUERY"
+
 
 @dataclass(frozen=True)
 class InsertPlan:
@@ -43,6 +45,10 @@ class InsertPlan:
     values: bool = False  # statement-sized VALUES rows: written by the driver
     column_order: tuple[str, ...] | None = None
 
+    @property
+    def statement(self) -> str:
+        return "INSERT OVERWRITE" if self.overwrite else "INSERT"
+
 
 @dataclass(frozen=True)
 class UpdatePlan:
@@ -53,6 +59,8 @@ class UpdatePlan:
     reads: BoundTables
     assignments: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (column, expression SQL)
 
+    statement = "UPDATE"
+
 
 @dataclass(frozen=True)
 class DeletePlan:
@@ -62,12 +70,16 @@ class DeletePlan:
     source: exp.Select
     reads: BoundTables
 
+    statement = "DELETE"
+
 
 @dataclass(frozen=True)
 class TruncatePlan:
     """TRUNCATE TABLE: an empty ``base_W`` hides every older row and keeps older snapshots readable."""
 
     target: TableDef
+
+    statement = "TRUNCATE"
 
 
 DmlPlan = InsertPlan | UpdatePlan | DeletePlan | TruncatePlan

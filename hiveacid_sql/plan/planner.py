@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from hiveacid_sql.errors import HiveAcidError, PlanError
+from hiveacid_sql.errors import HiveAcidError, PlanError, UnsupportedStatementError
 from hiveacid_sql.plan.model import BoundTables, DeletePlan, InsertPlan, QueryPlan, TruncatePlan, UpdatePlan
 from hiveacid_sql.plan.types import cast_to
 from hiveacid_sql.sql.helpers import position
@@ -40,6 +40,14 @@ def mentions_row_id(tree: exp.Expression) -> bool:
     return any(
         ROW_ID in (c.name.lower(), c.table.lower(), c.db.lower()) for c in tree.find_all(exp.Column)
     )
+
+
+QUERY_TYPES = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Subquery, exp.Values)
+
+
+def is_query(tree: exp.Expression) -> bool:
+    """Whether a statement is a query (run by Spark SQL and returned as a DataFrame)."""
+    return isinstance(tree, QUERY_TYPES) or (isinstance(tree, exp.With) and isinstance(tree.this, QUERY_TYPES))
 
 
 def _cte_names(tree: exp.Expression) -> set[str]:
@@ -184,3 +192,17 @@ class Planner:
 
     def plan_truncate(self, table: exp.Table) -> TruncatePlan:
         return TruncatePlan(self.resolve(table))
+
+    def plan(self, tree: exp.Expression) -> QueryPlan | InsertPlan | UpdatePlan | DeletePlan | TruncatePlan:
+        """The plan of a query or DML statement (one dispatch for running and for EXPLAIN)."""
+        if is_query(tree):
+            return self.plan_query(tree)
+        if isinstance(tree, exp.Insert):
+            return self.plan_insert(tree)
+        if isinstance(tree, exp.Update):
+            return self.plan_update(tree)
+        if isinstance(tree, exp.Delete):
+            return self.plan_delete(tree)
+        if isinstance(tree, exp.TruncateTable) and len(tree.expressions) == 1:
+            return self.plan_truncate(tree.expressions[0])
+        raise UnsupportedStatementError(f"{where_is(tree)}no plan for {tree.key.upper()} statements")
