@@ -126,9 +126,7 @@ def make_partition_name(keys: Sequence[str], values: Sequence[str | None]) -> st
     (see :func:`partition_value_string` for typed values).
     """
     if len(keys) == 0 or len(keys) != len(values):
-        raise AcidFormatError(
-            f"invalid partition key & values; keys {list(keys)}, values {list(values)}"
-        )
+        raise AcidFormatError(f"invalid partition key & values; keys {list(keys)}, values {list(values)}")
     parts = []
     for key, value in zip(keys, values, strict=True):
         if not isinstance(key, str) or key == "":
@@ -154,7 +152,9 @@ def parse_partition_name(name: str) -> list[tuple[str, str | None]]:
     for component in name.strip("/").split("/"):
         m = _COMPONENT.match(component)
         if m is None:
-            raise AcidFormatError(f"invalid partition name {name!r}: component {component!r} is not key=value")
+            raise AcidFormatError(
+                f"invalid partition name {name!r}: component {component!r} is not key=value"
+            )
         value = unescape_path_name(m.group(2))
         pairs.append((unescape_path_name(m.group(1)), None if value == DEFAULT_PARTITION_NAME else value))
     return pairs
