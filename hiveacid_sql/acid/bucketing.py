@@ -363,6 +363,9 @@ def _hash_v2(value: object, t: HiveType) -> int:
     if name in _STRING_TYPES:
         return murmur3_32(_text_bytes(value, t)) & _M32
     if name == "binary":
+        # Hive hashes BytesWritable.getBytes(), the whole backing array: a writable filled by set() has 1.5x
+        # capacity, so Hive's own v2 binary hash can include zero padding. We hash the value's bytes, which is
+        # what Hive computes for a writable sized to its value (new BytesWritable(bytes)).
         return murmur3_32(_check_binary(value)) & _M32
     if name == "date":
         return murmur3_32(_epoch_day(value).to_bytes(4, "big", signed=True)) & _M32
