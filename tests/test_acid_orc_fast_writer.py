@@ -21,14 +21,19 @@ from event_file_cases import (
     B0,
     EMPLOYEE,
     EMPLOYEE_ROW,
-    EMPLOYEE_SCHEMA,
     EXPECTED_ARROW,
+    STRIPE_CASES,
     UTC,
     bucket_value,
+    check_all_types,
+    check_deletes,
+    check_empty,
+    check_stripes,
+    check_walkthrough_insert,
+    check_walkthrough_update,
     delete_events,
     insert_events,
     read_all,
-    same,
 )
 
 from hiveacid_sql.acid.hive_types import acid_event_schema, parse_hive_type
@@ -72,40 +77,7 @@ def test_walkthrough_insert(kind: str, tmp_path: Path) -> None:
         insert_events(1, B0, rows, EMPLOYEE_ROW).to_batches()[0],  # a RecordBatch
         insert_events(1, B0, [{"id": 3, "name": "Kate", "salary": 6000}], EMPLOYEE_ROW, first_row_id=2),
     ]
-    stats = write_file(kind, path, EMPLOYEE, batches)
-    got, meta, schema, stripes = read_all(path)
-    assert got == [
-        (0, 1, 536870912, 0, 1, (1, "Jerry", 5000)),
-        (0, 1, 536870912, 1, 1, (2, "Tom", 8000)),
-        (0, 1, 536870912, 2, 1, (3, "Kate", 6000)),
-    ]
-    assert meta == {
-        "hive.acid.key.index": b"1,536870912,2;",
-        "hive.acid.stats": b"3,0,0",
-        "hive.acid.version": b"2",
-    }
-    assert schema == EMPLOYEE_SCHEMA
-    assert stripes == 1
-    assert stats == EventFileStats(
-        path=str(path),
-        rows=3,
-        inserts=3,
-        deletes=0,
-        stripes=1,
-        key_index="1,536870912,2;",
-        first_key=(1, B0, 0),
-        last_key=(1, B0, 2),
-    )
-    table = pa_orc.ORCFile(str(path)).read()
-    assert table.column_names == [
-        "operation",
-        "originalTransaction",
-        "bucket",
-        "rowId",
-        "currentTransaction",
-        "row",
-    ]
-    assert table.column("row").to_pylist()[1] == {"id": 2, "name": "Tom", "salary": 8000}
+    check_walkthrough_insert(path, write_file(kind, path, EMPLOYEE, batches))
 
 
 def test_walkthrough_update(kind: str, tmp_path: Path) -> None:
@@ -113,32 +85,9 @@ def test_walkthrough_update(kind: str, tmp_path: Path) -> None:
     insert_path = tmp_path / "insert_bucket_00000"
     # a delete batch may type ``row`` as the table struct or as Arrow null
     dstats = write_file(kind, delete_path, EMPLOYEE, [delete_events([(1, B0, 1)], 2, EMPLOYEE_ROW)])
-    istats = write_file(
-        kind,
-        insert_path,
-        EMPLOYEE,
-        [insert_events(2, B0, [{"id": 2, "name": "Tom", "salary": 7000}], EMPLOYEE_ROW)],
-    )
-
-    got, meta, schema, _ = read_all(delete_path)
-    assert got == [(2, 1, 536870912, 1, 2, None)]
-    assert meta == {
-        "hive.acid.key.index": b"1,536870912,1;",
-        "hive.acid.stats": b"0,0,1",
-        "hive.acid.version": b"2",
-    }
-    assert schema == EMPLOYEE_SCHEMA
-    assert (dstats.inserts, dstats.deletes, dstats.rows) == (0, 1, 1)
-
-    got, meta, _, _ = read_all(insert_path)
-    assert got == [(0, 2, 536870912, 0, 2, (2, "Tom", 7000))]
-    assert meta["hive.acid.key.index"] == b"2,536870912,0;"
-    assert meta["hive.acid.stats"] == b"1,0,0"
-    assert istats.key_index == "2,536870912,0;"
-
-    table = pa_orc.ORCFile(str(delete_path)).read()
-    assert table.column("row").to_pylist() == [None]
-    assert table.column("currentTransaction").to_pylist() == [2]
+    tom = insert_events(2, B0, [{"id": 2, "name": "Tom", "salary": 7000}], EMPLOYEE_ROW)
+    istats = write_file(kind, insert_path, EMPLOYEE, [tom])
+    check_walkthrough_update(delete_path, dstats, insert_path, istats)
 
 
 def test_batches_of_any_shape(kind: str, tmp_path: Path) -> None:
@@ -160,33 +109,15 @@ def test_batches_of_any_shape(kind: str, tmp_path: Path) -> None:
     assert (stats.rows, stats.first_key, stats.last_key) == (12, (3, B0, 0), (3, B0, 11))
 
 
-@pytest.mark.parametrize(
-    ("n", "stripes", "key_index"),
-    [
-        (25, 3, "7,536870912,9;7,536870912,19;7,536870912,24;"),
-        (20, 2, "7,536870912,9;7,536870912,19;"),
-        (10, 1, "7,536870912,9;"),
-        (1, 1, "7,536870912,0;"),
-    ],
-)
+@pytest.mark.parametrize(("n", "stripes", "key_index"), STRIPE_CASES)
 def test_multi_stripe_key_index(kind: str, tmp_path: Path, n: int, stripes: int, key_index: str) -> None:
     """Batches of 7 events cross stripe boundaries of 10; uncompressed, both writers cut exactly there."""
     path = tmp_path / "bucket_00000"
-    events = insert_events(
-        7, B0, [{"id": i, "name": f"name{i}", "salary": i * 10} for i in range(n)], EMPLOYEE_ROW
-    )
+    rows = [{"id": i, "name": f"name{i}", "salary": i * 10} for i in range(n)]
+    events = insert_events(7, B0, rows, EMPLOYEE_ROW)
     batches = [events.slice(i, 7) for i in range(0, n, 7)]
     stats = write_file(kind, path, EMPLOYEE, batches, rows_per_stripe=10, compression="none")
-    with path.open("rb") as f:
-        r = pyorc.Reader(f)
-        assert r.num_of_stripes == stripes
-        assert [len(s) for s in r.iter_stripes()] == [min(10, n - 10 * k) for k in range(stripes)]
-        assert r.user_metadata["hive.acid.key.index"] == key_index.encode()
-        assert r.user_metadata["hive.acid.stats"] == f"{n},0,0".encode()
-        assert [row[3] for row in r] == list(range(n))
-    assert stats.stripes == stripes and stats.key_index == key_index
-    assert pa_orc.ORCFile(str(path)).nstripes == stripes
-    assert pa_orc.ORCFile(str(path)).read().num_rows == n
+    check_stripes(path, stats, n, stripes, key_index)
 
 
 def test_multi_stripe_deletes_over_several_write_ids(kind: str, tmp_path: Path) -> None:
@@ -202,24 +133,12 @@ def test_multi_stripe_deletes_over_several_write_ids(kind: str, tmp_path: Path) 
     )
     batches = [delete_events(keys[i : i + 500], 9) for i in range(0, len(keys), 500)]
     stats = write_file(kind, path, EMPLOYEE, batches, rows_per_stripe=600, compression="none")
-    assert stats.stripes == 4 and stats.deletes == 2400
-    got, meta, _, stripes = read_all(path)
-    assert stripes == 4
-    assert [(r[1], r[2], r[3]) for r in got] == keys
-    assert all(r[0] == 2 and r[4] == 9 and r[5] is None for r in got)
-    expected = "".join(f"{o},{b},{r};" for o, b, r in keys[599::600])
-    assert meta["hive.acid.key.index"].decode() == expected
-    assert meta["hive.acid.stats"] == b"0,0,2400"
+    check_deletes(path, stats, keys, per_stripe=600)
 
 
 def test_empty_writer(kind: str, tmp_path: Path) -> None:
     path = tmp_path / "bucket_00000"
-    stats = write_file(kind, path, EMPLOYEE, [insert_events(1, B0, [], EMPLOYEE_ROW)])
-    got, meta, schema, stripes = read_all(path)
-    assert got == [] and stripes == 0 and schema == EMPLOYEE_SCHEMA
-    assert meta == {"hive.acid.key.index": b"", "hive.acid.stats": b"0,0,0", "hive.acid.version": b"2"}
-    assert stats.first_key is None and stats.last_key is None and stats.stripes == 0 and stats.rows == 0
-    assert pa_orc.ORCFile(str(path)).read().num_rows == 0
+    check_empty(path, write_file(kind, path, EMPLOYEE, [insert_events(1, B0, [], EMPLOYEE_ROW)]))
 
 
 # -- refused batches -----------------------------------------------------------------------------------------
@@ -355,17 +274,7 @@ def test_all_types_round_trip(kind: str, tmp_path: Path) -> None:
     path = tmp_path / "bucket_00000"
     events = insert_events(4, B0, ARROW_INPUT_ROWS, ALL_ARROW_ROW)
     write_file(kind, path, ALL_COLUMNS, [events.slice(0, 1), events.slice(1)])
-    got, meta, schema, _ = read_all(path)
-    assert schema == (
-        "struct<operation:int,originalTransaction:bigint,bucket:int,rowId:bigint,currentTransaction:bigint,"
-        "row:struct<" + ",".join(f"{n}:{t}" for n, t in ALL_TYPES) + ">>"
-    )
-    assert meta["hive.acid.key.index"] == b"4,536870912,3;"
-    assert len(got) == len(EXPECTED_ARROW)
-    for got_row, want in zip(got, EXPECTED_ARROW, strict=True):
-        assert got_row[:5] == (0, 4, B0, got_row[3], 4)
-        for i, (g, e) in enumerate(zip(got_row[5], want, strict=True)):
-            assert same(g, e), (ALL_TYPES[i], g, e)
+    check_all_types(path, EXPECTED_ARROW)
 
     # pyarrow reads timestamps as int64 nanoseconds (nothing after 2262): a copy without year 9999
     arrow_path = tmp_path / "bucket_00001"
