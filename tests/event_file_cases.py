@@ -12,6 +12,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.orc as pa_orc
 import pyorc
 import pytest
 
@@ -302,3 +303,121 @@ def delete_events(
             "row": pa.nulls(n, row_type or pa.null()),
         }
     )
+
+
+# -- checks of written files, shared by both writers' tests ----------------------------------------------
+
+
+def check_walkthrough_insert(path: Path, stats) -> None:
+    """``delta_1_1_0000/bucket_00000`` of the walkthrough: Jerry, Tom and Kate, write id 1, row ids 0-2."""
+    rows, meta, schema, stripes = read_all(path)
+    assert rows == [
+        (0, 1, 536870912, 0, 1, (1, "Jerry", 5000)),
+        (0, 1, 536870912, 1, 1, (2, "Tom", 8000)),
+        (0, 1, 536870912, 2, 1, (3, "Kate", 6000)),
+    ]
+    assert meta == {
+        "hive.acid.key.index": b"1,536870912,2;",
+        "hive.acid.stats": b"3,0,0",
+        "hive.acid.version": b"2",
+    }
+    assert schema == EMPLOYEE_SCHEMA
+    assert stripes == 1
+    assert (stats.path, stats.rows, stats.inserts, stats.deletes, stats.stripes) == (str(path), 3, 3, 0, 1)
+    assert (stats.key_index, stats.first_key, stats.last_key) == ("1,536870912,2;", (1, B0, 0), (1, B0, 2))
+    # a second reader accepts it
+    table = pa_orc.ORCFile(str(path)).read()
+    assert table.column_names == [
+        "operation",
+        "originalTransaction",
+        "bucket",
+        "rowId",
+        "currentTransaction",
+        "row",
+    ]
+    assert table.column("row").to_pylist()[1] == {"id": 2, "name": "Tom", "salary": 8000}
+    with path.open("rb") as f:
+        assert pyorc.Reader(f).writer_id in ("ORC_CPP_WRITER", "ORC_JAVA_WRITER")
+
+
+def check_walkthrough_update(delete_path: Path, dstats, insert_path: Path, istats) -> None:
+    """UPDATE employee SET salary = 7000 WHERE id = 2 (write id 2): delete (1, B0, 1), insert Tom again."""
+    rows, meta, schema, _ = read_all(delete_path)
+    assert rows == [(2, 1, 536870912, 1, 2, None)]
+    assert meta == {
+        "hive.acid.key.index": b"1,536870912,1;",
+        "hive.acid.stats": b"0,0,1",
+        "hive.acid.version": b"2",
+    }
+    assert schema == EMPLOYEE_SCHEMA
+    assert (dstats.inserts, dstats.deletes, dstats.rows) == (0, 1, 1)
+
+    rows, meta, schema, _ = read_all(insert_path)
+    assert rows == [(0, 2, 536870912, 0, 2, (2, "Tom", 7000))]
+    assert meta["hive.acid.key.index"] == b"2,536870912,0;"
+    assert meta["hive.acid.stats"] == b"1,0,0"
+    assert istats.key_index == "2,536870912,0;"
+
+    table = pa_orc.ORCFile(str(delete_path)).read()
+    assert table.column("row").to_pylist() == [None]
+    assert table.column("currentTransaction").to_pylist() == [2]
+
+
+#: (events, stripes, key index) of inserts (7, B0, 0..n-1) cut every 10 events.
+STRIPE_CASES = [
+    (25, 3, "7,536870912,9;7,536870912,19;7,536870912,24;"),
+    (20, 2, "7,536870912,9;7,536870912,19;"),
+    (10, 1, "7,536870912,9;"),
+    (1, 1, "7,536870912,0;"),
+]
+
+
+def check_stripes(path: Path, stats, n: int, stripes: int, key_index: str) -> None:
+    """A STRIPE_CASES file: stripes of 10 events and one key index entry per stripe."""
+    with path.open("rb") as f:
+        r = pyorc.Reader(f)
+        assert r.num_of_stripes == stripes
+        assert [len(s) for s in r.iter_stripes()] == [min(10, n - 10 * k) for k in range(stripes)]
+        assert r.user_metadata["hive.acid.key.index"] == key_index.encode()
+        assert r.user_metadata["hive.acid.stats"] == f"{n},0,0".encode()
+        assert [row[3] for row in r] == list(range(n))
+    assert stats.stripes == stripes and stats.key_index == key_index
+    assert pa_orc.ORCFile(str(path)).nstripes == stripes
+    assert pa_orc.ORCFile(str(path)).read().num_rows == n
+
+
+def check_deletes(path: Path, stats, keys: list[tuple[int, int, int]], per_stripe: int) -> None:
+    """A delete file of ``keys`` by write id 9, ``per_stripe`` events in each stripe."""
+    stripes = -(-len(keys) // per_stripe)
+    assert stats.stripes == stripes and stats.deletes == len(keys)
+    rows, meta, _, file_stripes = read_all(path)
+    assert file_stripes == stripes
+    assert [(r[1], r[2], r[3]) for r in rows] == keys
+    assert all(r[0] == 2 and r[4] == 9 and r[5] is None for r in rows)
+    last_keys = keys[per_stripe - 1 :: per_stripe]
+    assert meta["hive.acid.key.index"].decode() == "".join(f"{o},{b},{r};" for o, b, r in last_keys)
+    assert meta["hive.acid.stats"] == f"0,0,{len(keys)}".encode()
+
+
+def check_empty(path: Path, stats) -> None:
+    """A writer closed without events: a valid ORC file with no stripes and zero counts."""
+    rows, meta, schema, stripes = read_all(path)
+    assert rows == [] and stripes == 0 and schema == EMPLOYEE_SCHEMA
+    assert meta == {"hive.acid.key.index": b"", "hive.acid.stats": b"0,0,0", "hive.acid.version": b"2"}
+    assert stats.first_key is None and stats.last_key is None and stats.stripes == 0 and stats.rows == 0
+    assert pa_orc.ORCFile(str(path)).read().num_rows == 0
+
+
+def check_all_types(path: Path, expected: list[tuple]) -> None:
+    """Every type read back by pyorc as ``expected`` (4 insert events of write id 4)."""
+    rows, meta, schema, _ = read_all(path)
+    assert schema == (
+        "struct<operation:int,originalTransaction:bigint,bucket:int,rowId:bigint,currentTransaction:bigint,"
+        "row:struct<" + ",".join(f"{n}:{t}" for n, t in ALL_TYPES) + ">>"
+    )
+    assert meta["hive.acid.key.index"] == b"4,536870912,3;"
+    assert len(rows) == len(expected)
+    for got, want in zip(rows, expected, strict=True):
+        assert got[:5] == (0, 4, B0, got[3], 4)
+        for i, (g, e) in enumerate(zip(got[5], want, strict=True)):
+            assert same(g, e), (ALL_TYPES[i], g, e)

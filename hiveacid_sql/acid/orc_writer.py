@@ -31,6 +31,7 @@ from typing import Any, BinaryIO
 import pyarrow as pa
 import pyorc
 
+from hiveacid_sql.acid.arrow_values import conform_rows
 from hiveacid_sql.acid.event_batch import check_event_batch
 from hiveacid_sql.acid.hive_types import HiveType, acid_event_schema
 from hiveacid_sql.errors import AcidFormatError
@@ -219,8 +220,10 @@ class AcidEventWriter:
         ``originalTransaction`` int64, ``bucket`` int32, ``rowId`` int64, ``currentTransaction`` int64 and
         ``row``, a struct of the table columns in table order (NULL for delete events; a delete batch may
         give it Arrow type null). Insert values arrive as Spark hands them to Arrow (timestamp[us] without
-        time zone holding the Hive wall clock, decimal128, date32, string or large_string, ...) and get the
-        same Hive semantics as :func:`row_converter` applies (varchar/char truncation, decimal rescaling).
+        time zone holding the Hive wall clock, decimal128, date32, string or large_string, ...) and get
+        Hive's value rules as array operations (:func:`~hiveacid_sql.acid.arrow_values.conform_rows`, the
+        same rules as :func:`row_converter`: varchar/char truncation, decimal rescaling), shared with the
+        Arrow writer (:mod:`hiveacid_sql.acid.orc_fast_writer`).
 
         The whole batch is checked first, with numpy (see :func:`~hiveacid_sql.acid.event_batch.check_event_batch`):
         a refused batch raises :class:`AcidFormatError` and writes nothing. Stripes are cut exactly as
@@ -263,7 +266,12 @@ class AcidEventWriter:
             self._deletes += n
 
     def _pyorc_rows(self, row: pa.ChunkedArray) -> list[tuple]:
-        """The ``row`` struct column as pyorc tuples, by position (Arrow field names may differ in case)."""
+        """The ``row`` struct column as pyorc tuples.
+
+        Hive's value rules are applied to the arrays first (:func:`conform_rows`, shared with the Arrow
+        writer): it also refuses integers out of the column's range, which pyorc would silently wrap.
+        """
+        row = conform_rows(row, self._columns, self._where(), arrow_orc_writer=False)
         convert = _struct_converter(self._columns)
         fields = [
             pa.chunked_array([chunk.field(i) for chunk in row.chunks], type=row.type.field(i).type).to_pylist()
