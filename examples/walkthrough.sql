@@ -1,4 +1,4 @@
--- The Hive 3 `employee` walkthrough (sections 1 and 2), on the embedded default:
+-- The Hive 3 `employee` walkthrough (sections 1, 2 and 3), on the embedded default:
 -- local Spark, ./warehouse, SQLite transaction store in ./warehouse/.hiveacid/txn.db
 DROP TABLE IF EXISTS employee;
 
@@ -15,3 +15,24 @@ UPDATE employee SET salary = 7000 WHERE id = 2;
 SELECT row__id, id, name, salary FROM employee ORDER BY id;
 
 EXPLAIN DELETE FROM employee WHERE id = 3;
+
+-- Section 3, MERGE: start again from the state after step 1; each WHEN clause writes its own
+-- statement id (the INSERT clause statement 0, the UPDATE clause statement 1)
+DROP TABLE IF EXISTS employee;
+DROP TABLE IF EXISTS employee_update;
+
+CREATE TABLE employee (id int, name string, salary int)
+  STORED AS ORC TBLPROPERTIES ('transactional' = 'true');
+
+INSERT INTO employee VALUES (1, 'Jerry', 5000), (2, 'Tom', 8000), (3, 'Kate', 6000);
+
+CREATE TABLE employee_update (id int, name string, salary int);
+
+INSERT INTO employee_update VALUES (2, 'Tom', 7000), (4, 'Mary', 9000);
+
+MERGE INTO employee AS a
+USING employee_update AS b ON a.id = b.id
+WHEN MATCHED THEN UPDATE SET salary = b.salary
+WHEN NOT MATCHED THEN INSERT VALUES (b.id, b.name, b.salary);
+
+SELECT row__id, id, name, salary FROM employee ORDER BY id;

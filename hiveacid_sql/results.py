@@ -6,7 +6,7 @@ transaction and write id did the work and which directories it wrote, so a user 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 RESULT_COLUMNS = (
@@ -21,12 +21,29 @@ RESULT_COLUMNS = (
     "write_id",
     "directories",
     "execution_time_ms",
+    "num_source_rows",
+    "num_target_rows_matched",
+    "clauses",
 )
 
 
 @dataclass(frozen=True)
+class ClauseResult:
+    """What one WHEN clause of a MERGE did: rows inserted (INSERT), updated (UPDATE) or deleted (DELETE)."""
+
+    clause: int  # 1-based position in the statement
+    match: str  # MATCHED | NOT MATCHED | NOT MATCHED BY SOURCE
+    action: str  # UPDATE | DELETE | INSERT
+    statement_id: int
+    num_rows: int
+
+
+@dataclass(frozen=True)
 class DmlResult:
-    """One row describing a finished INSERT / UPDATE / DELETE / TRUNCATE."""
+    """One row describing a finished INSERT / UPDATE / DELETE / MERGE / TRUNCATE.
+
+    MERGE also reports ``num_source_rows``, ``num_target_rows_matched`` and per-clause ``clauses``.
+    """
 
     statement: str
     table: str
@@ -39,12 +56,16 @@ class DmlResult:
     write_id: int | None = None
     directories: tuple[str, ...] = ()
     execution_time_ms: int = 0
+    num_source_rows: int | None = None
+    num_target_rows_matched: int | None = None
+    clauses: tuple[ClauseResult, ...] = ()
     _spark: Any = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict with stable snake_case keys (``directories`` as a list)."""
+        """Plain dict with stable snake_case keys (``directories`` and ``clauses`` as lists)."""
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "_spark"}
         data["directories"] = list(self.directories)
+        data["clauses"] = [asdict(c) for c in self.clauses]
         return data
 
     def to_spark(self, spark: Any = None):  # -> pyspark.sql.DataFrame
@@ -55,7 +76,9 @@ class DmlResult:
         schema = (
             "statement string, table string, num_affected_rows long, num_inserted_rows long, "
             "num_updated_rows long, num_deleted_rows long, num_files_written long, txn_id long, "
-            "write_id long, directories array<string>, execution_time_ms long"
+            "write_id long, directories array<string>, execution_time_ms long, num_source_rows long, "
+            "num_target_rows_matched long, clauses array<struct<clause:int, match:string, action:string, "
+            "statement_id:int, num_rows:long>>"
         )
         row = self.to_dict()
         return session.createDataFrame([tuple(row[c] for c in RESULT_COLUMNS)], schema)
@@ -64,7 +87,13 @@ class DmlResult:
 
     def __str__(self) -> str:
         ids = f" txn {self.txn_id}, write id {self.write_id}," if self.txn_id is not None else ""
+        detail = ""
+        if self.clauses:
+            detail = (
+                f" ({self.num_inserted_rows} inserted, {self.num_updated_rows} updated, "
+                f"{self.num_deleted_rows} deleted)"
+            )
         return (
-            f"{self.statement} {self.table}: {self.num_affected_rows} row(s) affected,{ids} "
+            f"{self.statement} {self.table}: {self.num_affected_rows} row(s) affected{detail},{ids} "
             f"{self.execution_time_ms} ms"
         )

@@ -26,7 +26,7 @@ from hiveacid_sql.errors import ExecutionError, HiveAcidError, PlanError
 from hiveacid_sql.exec.pruning import prune_partitions, pruned_buckets
 from hiveacid_sql.exec.scan import ScanFiles, scan_table, snapshot_files, user_columns, with_row_id
 from hiveacid_sql.plan.model import BoundTables
-from hiveacid_sql.plan.planner import catalog_tables, table_names
+from hiveacid_sql.plan.planner import catalog_tables, is_target, table_names
 from hiveacid_sql.plan.pruning import TablePruning
 from hiveacid_sql.txn import PartitionDef, Snapshot, TableDef
 
@@ -122,12 +122,13 @@ class Binder:
         self.current_db = current_db
         self.partitions_of = partitions_of
         self.files: dict[str, ScanFiles] = {}  # qualified name -> what was read (EXPLAIN, tests)
-        self._views: dict[str, str] = {}  # qualified name -> view name
+        self._views: dict[tuple[str, bool], str] = {}  # (qualified name, is DML target) -> view name
         self._token = uuid.uuid4().hex[:8]
 
     def _register(self, table: TableDef, pruning: TablePruning | None, *, row_id: bool, internal: bool) -> str:
-        if table.qualified_name in self._views:
-            return self._views[table.qualified_name]
+        key = (table.qualified_name, internal)
+        if key in self._views:
+            return self._views[key]
         if table.is_transactional:
             files = acid_files(self.spark, table, self.snapshot, self.partitions_of, pruning)
             self.files[table.qualified_name] = files
@@ -140,27 +141,26 @@ class Binder:
             df = read_plain(self.spark, table)
         name = f"__hacid_{self._token}_{next(_counter)}_{table.name}"
         df.createOrReplaceTempView(name)
-        self._views[table.qualified_name] = name
+        self._views[key] = name
         return name
 
-    def render(self, tree: exp.Expression, reads: BoundTables, *, internal: TableDef | None = None) -> str:
-        """Spark SQL text of ``tree`` with every catalog table replaced by its snapshot view."""
+    def render(self, tree: exp.Expression, reads: BoundTables) -> str:
+        """Spark SQL text of ``tree`` with every catalog table replaced by its snapshot view (a DML target's
+        reference by the view with the internal columns)."""
         tree = tree.copy()
         by_name = {t.qualified_name: t for t in reads.tables}
-        if internal is not None:
-            by_name[internal.qualified_name] = internal
         columns_of: dict[str, list[str]] = {}
         for node in catalog_tables(tree):
             db, name = table_names(node, self.current_db)
             table = by_name.get(f"{db}.{name}")
             if table is None:
                 continue
-            is_internal = internal is not None and table.qualified_name == internal.qualified_name
+            internal = is_target(node)
             view = self._register(
                 table,
-                reads.pruning.get(table.qualified_name),
+                reads.target_pruning if internal else reads.pruning.get(table.qualified_name),
                 row_id=table.qualified_name in reads.row_id_tables,
-                internal=is_internal,
+                internal=internal,
             )
             alias = node.alias_or_name
             new = exp.Table(this=exp.to_identifier(view))
@@ -175,9 +175,9 @@ class Binder:
             _expand_stars(tree, columns_of)
         return tree.sql(dialect="spark")
 
-    def run(self, tree: exp.Expression, reads: BoundTables, *, internal: TableDef | None = None) -> DataFrame:
+    def run(self, tree: exp.Expression, reads: BoundTables) -> DataFrame:
         """Analyse ``tree`` in Spark; Spark's errors become one-line :class:`PlanError`s."""
-        sql = self.render(tree, reads, internal=internal)
+        sql = self.render(tree, reads)
         try:
             return self.spark.sql(sql)
         except PySparkException as exc:
@@ -186,7 +186,7 @@ class Binder:
     def clean_message(self, exc: BaseException) -> str:
         """One line from a Spark error, with our view names turned back into table names."""
         text = first_line(exc)
-        for qualified, view in self._views.items():
+        for (qualified, _internal), view in self._views.items():
             text = text.replace(view, qualified)
         return re.sub(r"`?__hacid_[0-9a-f]+_\d+_(\w+)`?", r"\1", text)
 

@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.engine.binder import bound, spark_error
+from hiveacid_sql.engine.merge import MergeCounts, MergeRunner
 from hiveacid_sql.engine.plain import write_plain
 from hiveacid_sql.engine.transaction import Transaction
 from hiveacid_sql.errors import HiveAcidError, PlanError
@@ -34,7 +35,7 @@ from hiveacid_sql.exec.write import (
     write_events_local,
     write_version_file,
 )
-from hiveacid_sql.plan.model import DeletePlan, DmlPlan, InsertPlan, TruncatePlan, UpdatePlan
+from hiveacid_sql.plan.model import DeletePlan, DmlPlan, InsertPlan, MergePlan, TruncatePlan, UpdatePlan
 from hiveacid_sql.results import DmlResult
 from hiveacid_sql.txn import TableDef
 
@@ -49,6 +50,7 @@ DEFAULT_DRIVER_WRITE_MAX_ROWS = 10_000
 class _Outcome:
     files: list[FileWritten]
     directories: list[str]
+    merge: MergeCounts | None = None
 
 
 def _sink(table: TableDef, write_id: int, *, overwrite: bool) -> TableSink:
@@ -83,10 +85,6 @@ def new_bucket_id(table: TableDef) -> Column | None:
     return bucket_id_column(cols, [F.col(c) for c, _ in cols], table.num_buckets, table.bucketing_version)
 
 
-def _data_types(table: TableDef) -> list:
-    return [to_spark_type(c.type) for c in table.columns]
-
-
 def _operations(files: list[FileWritten], insert_op: str) -> dict[str, str]:
     """Partition -> TXN_COMPONENTS operation: 'i' where only inserts landed, ``insert_op``'s kind otherwise."""
     ops: dict[str, str] = {}
@@ -103,6 +101,12 @@ class DmlRunner:
 
     def __init__(self, session: Session) -> None:
         self.session = session
+        self._merge = MergeRunner(self)
+
+    @staticmethod
+    def data_types(table: TableDef) -> list:
+        """Spark types of the table's data columns (the event frame's data columns)."""
+        return [to_spark_type(c.type) for c in table.columns]
 
     # -- entry -------------------------------------------------------------------------------------
     def run(self, plan: DmlPlan) -> DmlResult:
@@ -129,8 +133,9 @@ class DmlRunner:
         write_id = txn.write_id(target)
         overwrite = isinstance(plan, TruncatePlan) or (isinstance(plan, InsertPlan) and plan.overwrite)
         sink = _sink(target, write_id, overwrite=overwrite)
-        (stmt,) = txn.statement_ids(1)
-        txn.expect(target, [stmt], overwrite=overwrite)
+        statement_ids = txn.statement_ids(len(plan.clauses) if isinstance(plan, MergePlan) else 1)
+        stmt = statement_ids[0]
+        txn.expect(target, statement_ids, overwrite=overwrite)
         fs, _ = filesystem_for(target.location)
         if isinstance(plan, TruncatePlan):
             return self._truncate(plan, txn, sink, fs, stmt), write_id
@@ -149,30 +154,34 @@ class DmlRunner:
                     files = write_events(events, sink, route="shuffle" if target.is_bucketed else "append")
                 operation = "i"
             elif isinstance(plan, UpdatePlan | DeletePlan):
-                changed = binder.run(plan.source, plan.reads, internal=target)
+                changed = binder.run(plan.source, plan.reads)
                 events = self._change_events(plan, changed, stmt)
-                files = self._write_changes(events, sink)
+                files = self.write_changes(events, sink)
                 operation = "u" if isinstance(plan, UpdatePlan) else "d"
+            elif isinstance(plan, MergePlan):
+                classified = binder.run(plan.query, plan.reads)
+                files, merge = self._merge.write(plan, classified, statement_ids, sink)
+                operation = "u"
             else:  # pragma: no cover - exhaustive over DmlPlan
                 raise PlanError(f"cannot run {type(plan).__name__}")
         directories = finish_directories(fs, sink, files)
         if isinstance(plan, InsertPlan) and plan.overwrite:
             directories = self._empty_bases(plan, sink, fs, directories)
-        txn.record(target, _operations(files, operation), directories, [stmt], overwrite=overwrite)
-        return _Outcome(files, directories), write_id
+        txn.record(target, _operations(files, operation), directories, statement_ids, overwrite=overwrite)
+        return _Outcome(files, directories, merge if isinstance(plan, MergePlan) else None), write_id
 
     def _change_events(self, plan: UpdatePlan | DeletePlan, changed: DataFrame, stmt: int) -> DataFrame:
         target = plan.target
         names = [c.name for c in target.columns]
         if isinstance(plan, DeletePlan):
-            return delete_events(changed, names, stmt=stmt, data_types=_data_types(target))
+            return delete_events(changed, names, stmt=stmt, data_types=self.data_types(target))
         part_dir = new_part_dir(target) if plan.moves_partitions else F.col("__part_dir")
         bucket = new_bucket_id(target) if plan.moves_buckets else None
         return update_events(
-            changed, names, stmt=stmt, data_types=_data_types(target), new_part_dir=part_dir, new_bucket_id=bucket
+            changed, names, stmt=stmt, data_types=self.data_types(target), new_part_dir=part_dir, new_bucket_id=bucket
         )
 
-    def _write_changes(self, events: DataFrame, sink: TableSink) -> list[FileWritten]:
+    def write_changes(self, events: DataFrame, sink: TableSink) -> list[FileWritten]:
         """Statement-sized changes are written by the driver, larger ones by Spark tasks. The probe reads at
         most ``limit + 1`` events, so the driver never holds more."""
         limit = int(self.session.settings.get(DRIVER_WRITE_MAX_ROWS, DEFAULT_DRIVER_WRITE_MAX_ROWS))
@@ -256,6 +265,20 @@ class DmlRunner:
         deleted = sum(f.rows for f in outcome.files if f.kind == "delete")
         if isinstance(plan, UpdatePlan):
             counts = {"num_updated_rows": deleted, "num_affected_rows": deleted}
+        elif outcome.merge is not None:
+            per = outcome.merge.clauses
+            ins = sum(c.num_rows for c in per if c.action == "INSERT")
+            upd = sum(c.num_rows for c in per if c.action == "UPDATE")
+            dele = sum(c.num_rows for c in per if c.action == "DELETE")
+            counts = {
+                "num_inserted_rows": ins,
+                "num_updated_rows": upd,
+                "num_deleted_rows": dele,
+                "num_affected_rows": ins + upd + dele,
+                "num_source_rows": outcome.merge.source_rows,
+                "num_target_rows_matched": outcome.merge.target_rows_matched,
+                "clauses": per,
+            }
         else:
             counts = {"num_inserted_rows": inserted, "num_deleted_rows": deleted, "num_affected_rows": inserted + deleted}
         return DmlResult(

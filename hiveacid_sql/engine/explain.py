@@ -16,7 +16,15 @@ from hiveacid_sql.engine.binder import acid_files, bound, write_id_list
 from hiveacid_sql.errors import UnsupportedStatementError
 from hiveacid_sql.exec.pruning import pruned_buckets
 from hiveacid_sql.exec.scan import ScanFiles
-from hiveacid_sql.plan.model import BoundTables, DeletePlan, InsertPlan, QueryPlan, TruncatePlan, UpdatePlan
+from hiveacid_sql.plan.model import (
+    BoundTables,
+    DeletePlan,
+    InsertPlan,
+    MergePlan,
+    QueryPlan,
+    TruncatePlan,
+    UpdatePlan,
+)
 from hiveacid_sql.plan.pruning import TablePruning
 from hiveacid_sql.txn import TableDef
 
@@ -36,6 +44,8 @@ def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str
         tables[target.qualified_name] = target
     snapshot = session.store.snapshot(sorted({(t.db, t.name) for t in tables.values()}))
     kind = "UPDATE (split update: delete_delta + delta)" if isinstance(plan, UpdatePlan) else plan.statement
+    if isinstance(plan, MergePlan):
+        kind = "MERGE (each clause its own statement id)"
     lines = [f"Statement: {kind}", f"Snapshot: valid txns {snapshot.txns.to_string()}"]
     reads = _reads(plan)
     for table in tables.values():
@@ -45,16 +55,27 @@ def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str
         if table.qualified_name not in {t.qualified_name for t in reads.tables}:
             continue  # an INSERT target: nothing of it is read
         ids = write_id_list(snapshot, table)
-        pruning = reads.pruning.get(table.qualified_name)
+        is_target = target is not None and table.qualified_name == target.qualified_name
+        pruning = reads.target_pruning if is_target and reads.target_pruning else reads.pruning.get(table.qualified_name)
         files = acid_files(session.spark, table, snapshot, session.catalog.list_partitions, pruning)
         lines.append(f"Read {table.qualified_name} at write ids {ids.to_string()}")
         lines.append(f"  location: {table.location}")
         lines += _read_lines(session, table, files, pruning)
     if isinstance(plan, UpdatePlan | DeletePlan):
         lines.append("Find rows: " + plan.source.sql(dialect="hiveacid"))
+    if isinstance(plan, MergePlan):
+        lines += _merge_lines(plan)
     if target is not None and target.is_transactional:
         next_id = write_id_list(snapshot, target).high_watermark + 1
-        if isinstance(plan, TruncatePlan) or (isinstance(plan, InsertPlan) and plan.overwrite):
+        if isinstance(plan, MergePlan):
+            writes = []
+            for c in sorted(plan.clauses, key=lambda c: c.statement_offset):
+                stmt = c.statement_offset
+                if c.action in ("update", "delete"):
+                    writes.append(delete_delta_dir_name(next_id, next_id, stmt))
+                if c.action in ("update", "insert"):
+                    writes.append(delta_dir_name(next_id, next_id, stmt))
+        elif isinstance(plan, TruncatePlan) or (isinstance(plan, InsertPlan) and plan.overwrite):
             writes = [base_dir_name(next_id)]
         elif isinstance(plan, InsertPlan):
             writes = [delta_dir_name(next_id, next_id, 0)]
@@ -70,6 +91,24 @@ def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str
     if extended and isinstance(plan, QueryPlan):
         with bound(session.spark, snapshot, session.current_db, session.catalog.list_partitions) as binder:
             lines.append("Spark SQL: " + binder.render(plan.query, plan.reads))
+    return lines
+
+
+_JOINS = {"inner": "INNER JOIN", "right": "RIGHT OUTER JOIN", "left": "LEFT OUTER JOIN", "full": "FULL OUTER JOIN"}
+_MATCHES = {"matched": "MATCHED", "not_matched": "NOT MATCHED", "not_matched_by_source": "NOT MATCHED BY SOURCE"}
+
+
+def _merge_lines(plan: MergePlan) -> list[str]:
+    """The join MERGE runs once, and its clauses in the order they are tried, with their statement ids."""
+    join = plan.query.args["joins"][0]
+    lines = [f"Join: target {_JOINS[plan.join]} source ON {join.args['on'].sql(dialect='hiveacid')} (one scan of each)"]
+    lines.append("Clauses, first applicable wins:")
+    for c in plan.clauses:
+        cond = f" AND {c.condition.sql(dialect='hiveacid')}" if c.condition is not None else ""
+        legs = {"update": "delete + insert", "delete": "delete", "insert": "insert"}[c.action]
+        lines.append(
+            f"  {c.index}. WHEN {_MATCHES[c.match]}{cond} THEN {c.action.upper()}: statement {c.statement_offset} ({legs})"
+        )
     return lines
 
 

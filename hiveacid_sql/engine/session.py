@@ -52,6 +52,7 @@ class Session:
             exp.Insert: self._dml_statement,
             exp.Update: self._dml_statement,
             exp.Delete: self._dml_statement,
+            exp.Merge: self._dml_statement,
             exp.TruncateTable: self._truncate,
             exp.Create: self._create,
             exp.Drop: lambda st: ddl.drop(self, st.tree),

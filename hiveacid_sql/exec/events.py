@@ -55,7 +55,7 @@ def bucket_id_of(bucket_property: Column) -> Column:
 
 def _event(
     op: int,
-    stmt: int,
+    stmt: int | Column,
     part_dir: Column,
     bucket_id: Column,
     row_id: tuple[Column, Column, Column] | None,
@@ -63,7 +63,8 @@ def _event(
     data_names: Sequence[str],
 ) -> Column:
     owid, bucket, rowid = row_id if row_id is not None else (F.lit(None), F.lit(None), F.lit(None))
-    keys = [F.lit(op), F.lit(stmt), part_dir, bucket_id, owid, bucket, rowid]
+    stmt_col = stmt if isinstance(stmt, Column) else F.lit(stmt)
+    keys = [F.lit(op), stmt_col, part_dir, bucket_id, owid, bucket, rowid]
     fields = [k.cast(_KEY_TYPES[name]).alias(name) for k, name in zip(keys, EVENT_COLUMNS, strict=True)]
     return F.struct(*fields, *[d.alias(n) for d, n in zip(data, data_names, strict=True)])
 
@@ -119,3 +120,33 @@ def update_events(
         data_names,
     )
     return changed.select(F.inline(F.array(delete, insert)))
+
+
+def merge_events(
+    classified: DataFrame,
+    data_names: Sequence[str],
+    *,
+    data_types: Sequence[T.DataType],
+    clause: Column,
+    statement: Column,
+    deletes: Column,
+    inserts: Column,
+    updates: Column,
+    new_part_dir: Column,
+    new_bucket_id: Column,
+) -> DataFrame:
+    """MERGE: per joined row, the events of the clause that applies to it (``clause``, NULL for none).
+
+    ``deletes`` / ``inserts`` say whether the row's clause writes a delete event for the target row (UPDATE,
+    DELETE) and an insert event for a new version or new row (UPDATE, INSERT); ``updates`` whether it is an
+    UPDATE, whose new version keeps the old row's id as its sort key. ``statement`` is the clause's statement
+    id; ``new_part_dir`` / ``new_bucket_id`` where a new row goes.
+    """
+    nulls = [F.lit(None).cast(t) for t in data_types]
+    old_id = tuple(F.when(updates, c) for c in _old_row_id())
+    delete = _event(OP_DELETE, statement, F.col(PART_DIR), bucket_id_of(F.col(BUCKET)), _old_row_id(), nulls, data_names)
+    insert = _event(
+        OP_INSERT, statement, new_part_dir, new_bucket_id, old_id, [F.col(n) for n in data_names], data_names  # type: ignore[arg-type]
+    )
+    both = F.array(F.when(deletes, delete), F.when(inserts, insert))
+    return classified.where(clause.isNotNull()).select(F.inline(both)).where(F.col(OP).isNotNull())

@@ -81,7 +81,7 @@ class _FileSink:
         from hiveacid_sql.acid.hive_types import parse_hive_type
         from hiveacid_sql.acid.listing import filesystem_for
         from hiveacid_sql.acid.names import bucket_file_name
-        from hiveacid_sql.acid.orc_writer import AcidEventWriter
+        from hiveacid_sql.acid.orc_fast_writer import open_event_writer
 
         op, stmt, part_dir, bucket_id = key
         fs, _root = filesystem_for(sink.fs_uri)
@@ -94,7 +94,7 @@ class _FileSink:
         self.path = f"{dir_path}/{bucket_file_name(bucket_id)}"
         self._stream = fs.open_output_stream(self.path)
         columns = [(n, parse_hive_type(t)) for n, t in sink.columns]
-        self.writer = AcidEventWriter(self._stream, columns, path=self.path)
+        self.writer = open_event_writer(self._stream, columns, path=self.path)
         self.next_row_id = 0
 
     def close(self) -> dict:

@@ -7,6 +7,7 @@ They are frozen so the same plan can be explained, dry-run or executed without s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from sqlglot import exp
 
@@ -22,6 +23,7 @@ class BoundTables:
     tables: tuple[TableDef, ...] = ()
     row_id_tables: frozenset[str] = frozenset()  # qualified names
     pruning: dict[str, TablePruning] = field(default_factory=dict)  # qualified name -> pruning
+    target_pruning: TablePruning | None = None  # the DML target's own reference (read with its row ids)
 
     def acid_tables(self) -> tuple[TableDef, ...]:
         return tuple(t for t in self.tables if t.is_transactional)
@@ -91,4 +93,34 @@ class TruncatePlan:
     statement = "TRUNCATE"
 
 
-DmlPlan = InsertPlan | UpdatePlan | DeletePlan | TruncatePlan
+@dataclass(frozen=True)
+class MergeClause:
+    """One WHEN clause: ``index`` is its 1-based SQL position; ``values`` the (column, new value) pairs of an
+    UPDATE (assigned columns) or INSERT (every target column); ``statement_offset`` its statement id within
+    the statement (insert clauses first)."""
+
+    index: int
+    match: Literal["matched", "not_matched", "not_matched_by_source"]
+    action: Literal["update", "delete", "insert"]
+    condition: exp.Expression | None
+    values: tuple[tuple[str, exp.Expression], ...]
+    statement_offset: int
+
+
+@dataclass(frozen=True)
+class MergePlan:
+    """MERGE: ``query`` joins the target snapshot with the source once and names, per joined row, the clause
+    that applies (``__clause``) and the new values of every column (see :mod:`hiveacid_sql.plan.merge`)."""
+
+    target: TableDef
+    query: exp.Select
+    reads: BoundTables
+    clauses: tuple[MergeClause, ...]
+    join: Literal["inner", "right", "left", "full"]
+    moves_partitions: frozenset[int] = frozenset()  # update clauses that assign a partition column
+    moves_buckets: frozenset[int] = frozenset()  # update clauses that assign a bucketing column
+
+    statement = "MERGE"
+
+
+DmlPlan = InsertPlan | UpdatePlan | DeletePlan | TruncatePlan | MergePlan

@@ -10,7 +10,17 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from hiveacid_sql.errors import HiveAcidError, PlanError, UnsupportedStatementError
-from hiveacid_sql.plan.model import BoundTables, DeletePlan, InsertPlan, QueryPlan, TruncatePlan, UpdatePlan
+from hiveacid_sql.plan.merge import build_merge
+from hiveacid_sql.plan.model import (
+    BoundTables,
+    DeletePlan,
+    DmlPlan,
+    InsertPlan,
+    MergePlan,
+    QueryPlan,
+    TruncatePlan,
+    UpdatePlan,
+)
 from hiveacid_sql.plan.pruning import TablePruning, merge_pruning, table_pruning
 from hiveacid_sql.plan.types import cast_to
 from hiveacid_sql.sql.helpers import position
@@ -28,6 +38,23 @@ def where_is(node: exp.Expression | None) -> str:
         return ""
     found = position(node)
     return f"line {found[0]}, col {found[1]}: " if found else ""
+
+
+_TARGET = "hiveacid_target"
+
+
+def target_table(target: TableDef, alias: str) -> exp.Table:
+    """A reference to a DML statement's target, marked so that it is read with its partition directory and
+    row ids (``__part_dir, __owid, __bucket, __rowid``) and pruned by the statement's own rules."""
+    table = exp.Table(this=exp.to_identifier(target.name), db=exp.to_identifier(target.db))
+    table.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
+    table.meta[_TARGET] = True
+    return table
+
+
+def is_target(table: exp.Table) -> bool:
+    """Whether a table reference is a DML target made by :func:`target_table`."""
+    return bool(table.meta.get(_TARGET))
 
 
 def table_names(table: exp.Table, current_db: str) -> tuple[str, str]:
@@ -84,19 +111,25 @@ class Planner:
         except HiveAcidError as exc:
             raise PlanError(f"{where_is(table)}Table not found '{db}.{name}'") from exc
 
-    def bind(self, tree: exp.Expression, *, skip: exp.Table | None = None) -> BoundTables:
-        """All catalog tables ``tree`` reads (optionally except the DML target node), with their pruning."""
+    def bind(self, tree: exp.Expression) -> BoundTables:
+        """All catalog tables ``tree`` reads, with their pruning.
+
+        A DML statement's own target reference (marked by :func:`target_table`) is read with its row ids and
+        pruned on its own; every other reference of the same table is an ordinary read.
+        """
         found: dict[str, TableDef] = {}
         references: dict[str, list[TablePruning]] = {}
+        target_pruning = None
         for table in catalog_tables(tree):
-            if table is skip:
-                continue
             tdef = self.resolve(table)
             found.setdefault(tdef.qualified_name, tdef)
-            references.setdefault(tdef.qualified_name, []).append(table_pruning(table, tdef))
+            if is_target(table):
+                target_pruning = table_pruning(table, tdef)
+            else:
+                references.setdefault(tdef.qualified_name, []).append(table_pruning(table, tdef))
         row_ids = frozenset(found) if mentions_row_id(tree) else frozenset()
         pruning = {name: merge_pruning(refs) for name, refs in references.items()}
-        return BoundTables(tuple(found.values()), row_ids, pruning)
+        return BoundTables(tuple(found.values()), row_ids, pruning, target_pruning)
 
     # -- statements ---------------------------------------------------------------------------------
     def plan_query(self, tree: exp.Expression) -> QueryPlan:
@@ -168,8 +201,7 @@ class Planner:
 
     def _row_id_select(self, target: TableDef, node: exp.Table, where: exp.Where | None) -> exp.Select:
         alias = node.alias_or_name
-        table = exp.Table(this=exp.to_identifier(node.name), db=exp.to_identifier(target.db))
-        table.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
+        table = target_table(target, alias)
         select = exp.Select().select(
             *[exp.column(c, table=alias) for c in (PART_DIR, OWID, BUCKET, ROWID)]
         ).from_(table)
@@ -215,10 +247,14 @@ class Planner:
         select = self._row_id_select(target, node, tree.args.get("where"))
         return DeletePlan(target, select, self.bind(select))
 
+    def plan_merge(self, tree: exp.Merge) -> MergePlan:
+        target, node = self._dml_target(tree, "MERGE")
+        return build_merge(tree, target, node, self.bind)
+
     def plan_truncate(self, table: exp.Table) -> TruncatePlan:
         return TruncatePlan(self.resolve(table))
 
-    def plan(self, tree: exp.Expression) -> QueryPlan | InsertPlan | UpdatePlan | DeletePlan | TruncatePlan:
+    def plan(self, tree: exp.Expression) -> QueryPlan | DmlPlan:
         """The plan of a query or DML statement (one dispatch for running and for EXPLAIN)."""
         if is_query(tree):
             return self.plan_query(tree)
@@ -228,6 +264,8 @@ class Planner:
             return self.plan_update(tree)
         if isinstance(tree, exp.Delete):
             return self.plan_delete(tree)
+        if isinstance(tree, exp.Merge):
+            return self.plan_merge(tree)
         if isinstance(tree, exp.TruncateTable) and len(tree.expressions) == 1:
             return self.plan_truncate(tree.expressions[0])
         raise UnsupportedStatementError(f"{where_is(tree)}no plan for {tree.key.upper()} statements")

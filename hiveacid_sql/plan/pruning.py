@@ -140,3 +140,16 @@ def merge_pruning(references: list[TablePruning]) -> TablePruning:
     buckets = [r.bucket_values for r in references]
     bucket_values = tuple(v for b in buckets for v in b) if all(b is not None for b in buckets) else None  # type: ignore[union-attr]
     return TablePruning(partition_filter, bucket_values)
+
+
+def partition_conjuncts(expr: exp.Expression | None, alias: str, keys: set[str]) -> list[exp.Expression]:
+    """Conjuncts of ``expr`` that name only partition columns ``keys`` qualified by ``alias`` (unqualified)."""
+    out = []
+    for conjunct in _conjuncts(expr):
+        cols = list(conjunct.find_all(exp.Column))
+        if cols and _usable(conjunct) and all(
+            c.table and c.table.lower() == alias.lower() and c.name.lower() in keys and not c.args.get("db")
+            for c in cols
+        ):
+            out.append(_unqualified(conjunct))
+    return out

@@ -1,0 +1,237 @@
+"""MERGE -> plan: one join of the target snapshot with the source, one pass choosing a clause per row.
+
+The plan is a single query (run by Spark over snapshot views) whose rows are the joined rows that some
+WHEN clause applies to::
+
+    SELECT CASE WHEN <clause 1 applies> THEN 1 WHEN <clause 2 applies> THEN 2 ... END AS __clause,
+           t.__part_dir, t.__owid, t.__bucket, t.__rowid,
+           CASE __clause WHEN <k> THEN <new value of c in clause k> ... ELSE t.c END AS c, ...
+    FROM <target> t <join> (SELECT *, monotonically_increasing_id() AS __src_id FROM <source>) s ON <on>
+
+A clause *applies* to a row when its kind matches (target and source row both present: MATCHED; only the
+source row: NOT MATCHED [BY TARGET]; only the target row: NOT MATCHED BY SOURCE) and its condition is true;
+the first applicable clause in SQL order wins, as in Hive, Delta and the SQL standard. The join type follows
+the clauses: inner for MATCHED only, right outer with NOT MATCHED, left outer with BY SOURCE, full outer
+with both. Statement ids: insert clauses first in clause order, then the others in clause order (the
+walkthrough's rule, Hive's multi-insert leg order).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+from sqlglot import exp
+
+from hiveacid_sql.errors import PlanError
+from hiveacid_sql.plan.model import BoundTables, MergeClause, MergePlan
+from hiveacid_sql.plan.pruning import TablePruning, partition_conjuncts
+from hiveacid_sql.plan.types import cast_to
+from hiveacid_sql.txn import TableDef
+
+CLAUSE, SOURCE_ID = "__clause", "__src_id"
+PART_DIR, OWID, BUCKET, ROWID = "__part_dir", "__owid", "__bucket", "__rowid"
+JoinKind = Literal["inner", "right", "left", "full"]
+
+
+def _where(node: exp.Expression | None) -> str:
+    from hiveacid_sql.plan.planner import where_is
+
+    return where_is(node)
+
+
+def _is_default(node: exp.Expression) -> bool:
+    return (isinstance(node, exp.Var | exp.Column) and node.name.upper() == "DEFAULT" and not getattr(node, "table", ""))
+
+
+def _value(node: exp.Expression, htype: str) -> exp.Expression:
+    """A clause's value for a column of type ``htype``: ``DEFAULT`` (no column defaults here) is NULL."""
+    return cast_to(exp.Null() if _is_default(node) else node.copy(), htype)
+
+
+def _clause_kind(when: exp.When) -> Literal["matched", "not_matched", "not_matched_by_source"]:
+    if when.args.get("matched"):
+        return "matched"
+    return "not_matched_by_source" if when.args.get("source") else "not_matched"
+
+
+def _update_values(
+    then: exp.Update, target: TableDef, source_alias: str, types: dict[str, str]
+) -> tuple[tuple[str, exp.Expression], ...]:
+    out: dict[str, exp.Expression] = {}
+    for item in then.expressions:
+        if isinstance(item, exp.Star):  # UPDATE SET *: every target column from the source column of that name
+            for col in target.all_columns:
+                out[col.name] = cast_to(exp.column(col.name, table=source_alias, quoted=True), col.type)
+            continue
+        if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
+            raise PlanError(f"{_where(item)}SET expects column = expression")
+        name = item.this.name.lower()
+        if name not in types:
+            raise PlanError(
+                f"{_where(item.this)}Invalid column reference '{name}' in SET of table {target.qualified_name}"
+            )
+        if name in out:
+            raise PlanError(f"{_where(item.this)}Column '{name}' is set more than once")
+        out[name] = _value(item.expression, types[name])
+    return tuple(out.items())
+
+
+def _insert_values(
+    then: exp.Insert, target: TableDef, source_alias: str, types: dict[str, str]
+) -> tuple[tuple[str, exp.Expression], ...]:
+    names = [c.name for c in target.all_columns]
+    if isinstance(then.this, exp.Star):  # INSERT *: every target column from the source column of that name
+        return tuple((c.name, cast_to(exp.column(c.name, table=source_alias, quoted=True), c.type)) for c in target.all_columns)
+    columns = [c.name.lower() for c in then.this.expressions] if isinstance(then.this, exp.Tuple) else names
+    values = then.expression.expressions if isinstance(then.expression, exp.Tuple) else None
+    if values is None:
+        raise PlanError(f"{_where(then)}INSERT in MERGE needs VALUES (...)")
+    for col, node in zip(columns, then.this.expressions if isinstance(then.this, exp.Tuple) else [], strict=False):
+        if col not in types:
+            raise PlanError(f"{_where(node)}Invalid column reference '{col}' in table {target.qualified_name}")
+    if len(set(columns)) != len(columns):
+        raise PlanError(f"{_where(then)}Duplicate column in MERGE INSERT column list")
+    if len(values) != len(columns):
+        raise PlanError(
+            f"{_where(then)}MERGE INSERT has {len(columns)} target columns but {len(values)} values"
+        )
+    given = dict(zip(columns, values, strict=True))
+    return tuple((n, _value(given[n], types[n]) if n in given else cast_to(exp.Null(), types[n])) for n in names)
+
+
+def _join_kind(clauses: tuple[MergeClause, ...]) -> JoinKind:
+    inserts = any(c.match == "not_matched" for c in clauses)
+    by_source = any(c.match == "not_matched_by_source" for c in clauses)
+    if inserts and by_source:
+        return "full"
+    if inserts:
+        return "right"
+    if by_source:
+        return "left"
+    return "inner"
+
+
+def _statement_offsets(clauses: list[MergeClause]) -> list[MergeClause]:
+    """Insert clauses take the lowest statement ids in clause order, then the others in clause order."""
+    order = [c for c in clauses if c.action == "insert"] + [c for c in clauses if c.action != "insert"]
+    offset = {c.index: i for i, c in enumerate(order)}
+    return [dataclasses.replace(c, statement_offset=offset[c.index]) for c in clauses]
+
+
+def _applies(clause: MergeClause, t: str, s: str) -> exp.Expression:
+    target_present = exp.column(OWID, table=t).is_(exp.null()).not_()
+    source_present = exp.column(SOURCE_ID, table=s).is_(exp.null()).not_()
+    kind = {
+        "matched": exp.and_(target_present, source_present),
+        "not_matched": exp.and_(source_present, exp.not_(target_present)),
+        "not_matched_by_source": exp.and_(target_present, exp.not_(source_present)),
+    }[clause.match]
+    return exp.and_(kind, exp.paren(clause.condition.copy())) if clause.condition is not None else kind
+
+
+def _target_pruning(target: TableDef, on: exp.Expression, clauses: tuple[MergeClause, ...], t: str) -> TablePruning:
+    """Partitions of the target that some clause could touch (see module notes in :func:`build_merge`).
+
+    With an INSERT clause every target row that could match (ON's partition conjuncts) must be read, or a
+    source row could wrongly look unmatched; a MATCHED clause needs ON's and its own conjuncts; a BY SOURCE
+    clause only its own (its rows match nothing). The union of the needs is read; a need with no partition
+    conjunct means every partition.
+    """
+    if not target.is_partitioned:
+        return TablePruning()
+    keys = {k.name for k in target.partition_keys}
+    on_part = partition_conjuncts(on, t, keys)
+
+    needs: list[list[exp.Expression]] = []  # each need: a conjunction of partition predicates
+    if any(c.match == "not_matched" for c in clauses):
+        needs.append(on_part)
+    for c in clauses:
+        own = partition_conjuncts(c.condition, t, keys) if c.condition is not None else []
+        if c.match == "matched":
+            needs.append(on_part + own)
+        elif c.match == "not_matched_by_source":
+            needs.append(own)
+    if not needs or any(not n for n in needs):
+        return TablePruning()
+    # A need whose conjuncts include another need's is already covered by it: keep the weakest ones.
+    sets = [frozenset(p.sql() for p in n) for n in needs]
+    kept = [n for i, n in enumerate(needs) if not any(sets[j] < sets[i] or (sets[j] == sets[i] and j < i) for j in range(len(needs)))]
+    disjuncts = [exp.and_(*n) for n in kept]
+    return TablePruning(partition_filter=exp.or_(*disjuncts) if len(disjuncts) > 1 else disjuncts[0])
+
+
+def build_merge(tree: exp.Merge, target: TableDef, target_node: exp.Table, bind) -> MergePlan:
+    """The plan of a MERGE statement; ``bind`` is the planner's table binder."""
+    from hiveacid_sql.plan.planner import target_table
+
+    t = target_node.alias_or_name
+    source = tree.args.get("using")
+    if source is None or not isinstance(source, exp.Table | exp.Subquery):
+        raise PlanError(f"{_where(tree)}MERGE needs USING <table or (subquery)> [AS alias]")
+    s = source.alias_or_name
+    if s.lower() == t.lower():
+        raise PlanError(f"{_where(source)}MERGE source and target need different aliases (both are '{t}')")
+    on = tree.args.get("on")
+    if on is None:
+        raise PlanError(f"{_where(tree)}MERGE needs an ON condition")
+    whens = tree.args.get("whens")
+    if whens is None or not whens.expressions:
+        raise PlanError(f"{_where(tree)}MERGE needs at least one WHEN clause")
+    types = {c.name: c.type for c in target.all_columns}
+    clauses = []
+    for index, when in enumerate(whens.expressions, start=1):
+        match = _clause_kind(when)
+        then = when.args.get("then")
+        if isinstance(then, exp.Update):
+            action, values = "update", _update_values(then, target, s, types)
+        elif isinstance(then, exp.Insert):
+            action, values = "insert", _insert_values(then, target, s, types)
+        elif isinstance(then, exp.Var) and then.name.upper() == "DELETE":
+            action, values = "delete", ()
+        else:
+            raise PlanError(f"{_where(when)}WHEN clause {index} needs THEN UPDATE, DELETE or INSERT")
+        if (action == "insert") != (match == "not_matched"):
+            what = "WHEN NOT MATCHED [BY TARGET] takes only INSERT" if match == "not_matched" else (
+                "INSERT is allowed only in WHEN NOT MATCHED [BY TARGET]"
+            )
+            raise PlanError(f"{_where(when)}{what} (clause {index})")
+        clauses.append(MergeClause(index, match, action, when.args.get("condition"), values, 0))
+    clauses = _statement_offsets(clauses)
+
+    target_ref = target_table(target, t)
+    source_rows = exp.Subquery(
+        this=exp.select(exp.Star(), exp.alias_(exp.func("monotonically_increasing_id"), SOURCE_ID)).from_(source.copy()),
+        alias=exp.TableAlias(this=exp.to_identifier(s)),
+    )
+    kind = _join_kind(tuple(clauses))
+    choose = exp.Case(ifs=[exp.If(this=_applies(c, t, s), true=exp.Literal.number(c.index)) for c in clauses])
+    columns: list[exp.Expression] = [exp.alias_(choose, CLAUSE)]
+    columns += [exp.alias_(exp.column(c, table=t), c) for c in (PART_DIR, OWID, BUCKET, ROWID)]
+    columns.append(exp.alias_(exp.column(SOURCE_ID, table=s), SOURCE_ID))
+    for col in target.all_columns:
+        ifs = []
+        for c in clauses:
+            value = dict(c.values).get(col.name)
+            if value is not None:
+                ifs.append(exp.If(this=exp.column(CLAUSE).eq(exp.Literal.number(c.index)), true=value.copy()))
+        new = exp.Case(ifs=ifs, default=exp.column(col.name, table=t)) if ifs else exp.column(col.name, table=t)
+        columns.append(exp.alias_(new, col.name, quoted=True))
+    join_side = {"inner": None, "right": "RIGHT", "left": "LEFT", "full": "FULL"}[kind]
+    join = exp.Join(this=source_rows, on=on.copy(), side=join_side, kind="OUTER" if join_side else None)
+    query = exp.select(*columns).from_(target_ref)
+    query.set("joins", [join])
+    reads: BoundTables = bind(query)
+    reads = dataclasses.replace(reads, target_pruning=_target_pruning(target, on, tuple(clauses), t))
+    keys = {k.name for k in target.partition_keys}
+    return MergePlan(
+        target=target,
+        query=query,
+        reads=reads,
+        clauses=tuple(clauses),
+        join=kind,
+        moves_partitions=frozenset(c.index for c in clauses if c.action == "update" and keys & {n for n, _ in c.values}),
+        moves_buckets=frozenset(
+            c.index for c in clauses if c.action == "update" and set(target.bucket_cols) & {n for n, _ in c.values}
+        ),
+    )
