@@ -322,7 +322,8 @@ def test_dml_result_to_dict_and_to_spark(acid):
     assert d["statement"] == "UPDATE" and d["directories"] == list(r3.directories) and d["txn_id"] == r3.txn_id
     assert set(d) == {"statement", "table", "num_affected_rows", "num_inserted_rows", "num_updated_rows",
                       "num_deleted_rows", "num_files_written", "txn_id", "write_id", "directories",
-                      "execution_time_ms"}
+                      "execution_time_ms", "num_source_rows", "num_target_rows_matched", "clauses"}
+    assert (d["num_source_rows"], d["num_target_rows_matched"], d["clauses"]) == (None, None, [])
     [row] = r3.to_spark().collect()
     assert row.asDict() == d
 
