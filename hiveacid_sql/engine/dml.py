@@ -85,12 +85,13 @@ def new_bucket_id(table: TableDef) -> Column | None:
     return bucket_id_column(cols, [F.col(c) for c, _ in cols], table.num_buckets, table.bucketing_version)
 
 
-def _operations(files: list[FileWritten], insert_op: str) -> dict[str, str]:
-    """Partition -> TXN_COMPONENTS operation: 'i' where only inserts landed, ``insert_op``'s kind otherwise."""
+def _operations(files: list[FileWritten], operation: str) -> dict[str, str]:
+    """Partition -> TXN_COMPONENTS operation: the statement's own ('u' or 'd') where it deleted rows, 'i'
+    where only new rows landed (an UPDATE moving rows into a partition only inserts there)."""
     ops: dict[str, str] = {}
     for f in files:
         if f.kind == "delete":
-            ops[f.partition] = insert_op if insert_op in ("u", "d") else "u"
+            ops[f.partition] = operation
         else:
             ops.setdefault(f.partition, "i")
     return ops
