@@ -29,6 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     worker.add_argument("--scenario", required=True)
     worker.add_argument("--rows", type=int, required=True)
     worker.add_argument("--out", required=True)
+    worker.add_argument("--setup-only", action="store_true")
     common(worker)
     return parser
 

@@ -39,7 +39,16 @@ def plan_runs(scenarios: list[str], sizes: list[int]) -> list[tuple[str, int]]:
 
 
 def run_worker(name: str, rows: int, args) -> dict[str, Any]:
-    """One scenario in a fresh ``python -m benchmarks worker`` process; its JSON result."""
+    """One scenario in a fresh ``python -m benchmarks worker`` process; its JSON result.
+
+    The data is built first by a process of its own (``--setup-only``), so the measuring process never
+    carries the memory that generating 10 M rows left behind."""
+    setup = [sys.executable, "-m", "benchmarks", "worker", "--scenario", name, "--rows", str(rows),
+             "--data-dir", str(args.data_dir), "--out", os.devnull, "--setup-only"]
+    done = subprocess.run(setup, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if done.returncode != 0:
+        tail = "\n".join(done.stdout.splitlines()[-30:])
+        return {"scenario": name, "rows": rows, "error": f"setup exited {done.returncode}:\n{tail}"}
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "result.json"
         command = [
@@ -60,13 +69,19 @@ def run_worker(name: str, rows: int, args) -> dict[str, Any]:
 
 def worker_main(args) -> int:
     """Inside the worker: start a local Spark, run one scenario, write its JSON."""
-    from benchmarks.runner import run_scenario
+    from benchmarks.runner import prepare_data, run_scenario
     from hiveacid_sql.exec.session import local_session
 
     conf = dict(SPARK_CONF)
     if args.profile:
         conf.update({"spark.ui.enabled": "true", "spark.ui.port": "0"})
     spark = local_session(conf)
+    if args.setup_only:
+        try:
+            prepare_data(spark, args.scenario, data_dir=Path(args.data_dir), rows=args.rows)
+        finally:
+            spark.stop()
+        return 0
     try:
         result = run_scenario(
             spark, args.scenario, data_dir=Path(args.data_dir), rows=args.rows, repeat=args.repeat,
@@ -117,7 +132,7 @@ def machine() -> dict[str, Any]:
 def format_table(results: list[dict[str, Any]]) -> str:
     """Medians and ratios (ours / peer), one line per contender."""
     header = f"{'scenario':<16} {'rows':>11}  {'contender':<18} {'median s':>9} {'ours/peer':>9} " \
-             f"{'peak RSS MB':>11} {'same table':>10}"
+             f"{'cpu s':>8} {'ours/peer':>9} {'peak RSS MB':>11} {'run +MB':>8} {'same table':>10}"
     lines = [header, "-" * len(header)]
     for r in results:
         if "error" in r:
@@ -125,11 +140,16 @@ def format_table(results: list[dict[str, Any]]) -> str:
             continue
         for i, (name, s) in enumerate(r["contenders"].items()):
             ratio = "" if name == OURS else f"{r['ratios'][name]:.2f}x"
+            cpu_ratio = r["cpu_ratios"].get(name)
+            cpu_ratio_text = "" if name == OURS or cpu_ratio is None else f"{cpu_ratio:.2f}x"
+            cpu = s["median_cpu_seconds"]
+            cpu_text = "-" if cpu is None else f"{cpu:.2f}"
             same = "" if name == OURS else {True: "yes", False: "NO", None: "-"}[r["same_contents"].get(name)]
             label = (r["scenario"], f"{r['rows']:,}") if i == 0 else ("", "")
             lines.append(
                 f"{label[0]:<16} {label[1]:>11}  {name:<18} {s['median_seconds']:>9.3f} {ratio:>9} "
-                f"{s['peak_rss_mb']:>11.1f} {same:>10}"
+                f"{cpu_text:>8} {cpu_ratio_text:>9} {s['peak_rss_mb']:>11.1f} {s.get('rss_growth_mb', 0):>8.1f} "
+                f"{same:>10}"
             )
         if r.get("tracemalloc_peak_mb") is not None:
             lines.append(f"{'':<16} {'':>11}  {'(ours, tracemalloc peak MB)':<28} {r['tracemalloc_peak_mb']:>10.2f}")
@@ -144,9 +164,9 @@ def run_main(args) -> int:
         return 2
     results = []
     for name, rows in plan_runs(names, args.rows):
-        if not args.json:
-            print(f"running {name} on {rows:,} rows ...", file=sys.stderr, flush=True)
+        print(f"running {name} on {rows:,} rows ...", file=sys.stderr, flush=True)
         results.append(run_worker(name, rows, args))
+        print(format_table(results[-1:]), file=sys.stderr, flush=True)
     report = {"machine": machine(), "versions": versions(), "results": results}
     if args.json:
         print(json.dumps(report, indent=1))

@@ -21,6 +21,14 @@ from benchmarks.measure import median, timed, tracemalloc_peak_mb
 from benchmarks.scenarios import OURS, SCENARIOS, BenchContext
 
 
+def prepare_data(spark: SparkSession, name: str, *, data_dir: Path, rows: int) -> None:
+    """Build (or find) the scenario's data, and nothing else."""
+    cls = SCENARIOS[name]
+    scenario = cls(BenchContext(spark, dataset(data_dir, cls.fixed_rows or rows)))
+    scenario.setup()
+    scenario.close()
+
+
 def run_scenario(
     spark: SparkSession,
     name: str,
@@ -75,12 +83,17 @@ def run_scenario(
         c.name: {
             "seconds": [round(s.seconds, 4) for s in samples[c.name]],
             "median_seconds": round(median([s.seconds for s in samples[c.name]]), 4),
+            "cpu_seconds": [None if s.cpu_seconds is None else round(s.cpu_seconds, 3) for s in samples[c.name]],
+            "median_cpu_seconds": _median_or_none([s.cpu_seconds for s in samples[c.name]]),
             "peak_rss_mb": round(max((s.peak_rss_mb for s in samples[c.name]), default=0.0), 1),
+            "rss_growth_mb": round(max((s.peak_rss_mb - (s.rss_start_mb or s.peak_rss_mb) for s in samples[c.name]),
+                                       default=0.0), 1),
             "rss_is_lifetime_peak": any(s.rss_is_lifetime_peak for s in samples[c.name]),
         }
         for c in contenders
     }
     ours_median = stats[OURS]["median_seconds"]
+    ours_cpu = stats[OURS]["median_cpu_seconds"]
     return {
         "scenario": name,
         "title": cls.title,
@@ -96,8 +109,18 @@ def run_scenario(
         },
         # The machine is shared: the 1-minute load average around the runs says how quiet it was.
         "load_average": [round(load_before, 1), round(load_after, 1)],
+        "cpu_ratios": {
+            peer: round(ours_cpu / s["median_cpu_seconds"], 3) if ours_cpu and s["median_cpu_seconds"] else None
+            for peer, s in stats.items()
+            if peer != OURS
+        },
         "tracemalloc_peak_mb": round(traced, 2) if traced is not None else None,
         "same_contents": {peer: value == final[OURS] for peer, value in final.items() if peer != OURS},
         "contents": {peer: summary(value) for peer, value in final.items()},
         "notes": ctx.notes,
     }
+
+
+def _median_or_none(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return round(median(known), 3) if len(known) == len(values) and known else None
