@@ -9,7 +9,19 @@ from pathlib import Path
 import pytest
 from conftest_db import BACKENDS
 
-FIXTURES = Path(os.environ.get("HIVEACID_FIXTURES", Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "hive-written"))
+
+def _find_fixtures() -> Path:
+    """``HIVEACID_FIXTURES``, else the nearest ``shared/fixtures/hive-written`` above this checkout."""
+    if "HIVEACID_FIXTURES" in os.environ:
+        return Path(os.environ["HIVEACID_FIXTURES"])
+    for parent in Path(__file__).resolve().parents:
+        candidate = parent / "shared" / "fixtures" / "hive-written"
+        if candidate.is_dir():
+            return candidate
+    return Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "hive-written"
+
+
+FIXTURES = _find_fixtures()
 
 
 @pytest.fixture(scope="session")

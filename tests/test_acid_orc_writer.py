@@ -11,34 +11,27 @@ import pyarrow as pa
 import pyarrow.orc as pa_orc
 import pyorc
 import pytest
+from event_file_cases import (
+    ALL_COLUMNS,
+    ALL_TYPES,
+    B0,
+    EMPLOYEE,
+    EXPECTED_PYORC,
+    INPUT_ROWS,
+    STRIPE_CASES,
+    UTC,
+    bucket_value,
+    check_all_types,
+    check_deletes,
+    check_empty,
+    check_stripes,
+    check_walkthrough_insert,
+    check_walkthrough_update,
+)
 
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.orc_writer import AcidEventWriter, EventFileStats, row_converter
 from hiveacid_sql.errors import AcidFormatError
-
-EMPLOYEE = [
-    ("id", parse_hive_type("int")),
-    ("name", parse_hive_type("string")),
-    ("salary", parse_hive_type("int")),
-]
-EMPLOYEE_SCHEMA = (
-    "struct<operation:int,originalTransaction:bigint,bucket:int,rowId:bigint,currentTransaction:bigint,"
-    "row:struct<id:int,name:string,salary:int>>"
-)
-
-
-def bucket_value(bucket: int, stmt: int) -> int:
-    """BucketCodec V1, inlined (the codec module belongs to another layer)."""
-    return 1 << 29 | bucket << 16 | stmt
-
-
-B0 = bucket_value(0, 0)
-
-
-def read_all(path: Path) -> tuple[list[tuple], dict[str, bytes], str, int]:
-    with path.open("rb") as f:
-        r = pyorc.Reader(f)
-        return list(r), dict(r.user_metadata), str(r.schema), r.num_of_stripes
 
 
 def write_file(path: Path, columns, fill, **kwargs) -> EventFileStats:
@@ -57,43 +50,7 @@ def test_walkthrough_insert(tmp_path: Path) -> None:
         for i, row in enumerate([(1, "Jerry", 5000), (2, "Tom", 8000), (3, "Kate", 6000)]):
             w.insert(1, B0, i, row)
 
-    stats = write_file(path, EMPLOYEE, fill)
-    rows, meta, schema, stripes = read_all(path)
-    assert rows == [
-        (0, 1, 536870912, 0, 1, (1, "Jerry", 5000)),
-        (0, 1, 536870912, 1, 1, (2, "Tom", 8000)),
-        (0, 1, 536870912, 2, 1, (3, "Kate", 6000)),
-    ]
-    assert meta == {
-        "hive.acid.key.index": b"1,536870912,2;",
-        "hive.acid.stats": b"3,0,0",
-        "hive.acid.version": b"2",
-    }
-    assert schema == EMPLOYEE_SCHEMA
-    assert stripes == 1
-    assert stats == EventFileStats(
-        path=str(path),
-        rows=3,
-        inserts=3,
-        deletes=0,
-        stripes=1,
-        key_index="1,536870912,2;",
-        first_key=(1, B0, 0),
-        last_key=(1, B0, 2),
-    )
-    # a second reader accepts it
-    table = pa_orc.ORCFile(str(path)).read()
-    assert table.column_names == [
-        "operation",
-        "originalTransaction",
-        "bucket",
-        "rowId",
-        "currentTransaction",
-        "row",
-    ]
-    assert table.column("row").to_pylist()[1] == {"id": 2, "name": "Tom", "salary": 8000}
-    with path.open("rb") as f:
-        assert pyorc.Reader(f).writer_id in ("ORC_CPP_WRITER", "ORC_JAVA_WRITER")
+    check_walkthrough_insert(path, write_file(path, EMPLOYEE, fill))
 
 
 def test_walkthrough_update(tmp_path: Path) -> None:
@@ -101,37 +58,10 @@ def test_walkthrough_update(tmp_path: Path) -> None:
     insert_path = tmp_path / "insert_bucket_00000"
     dstats = write_file(delete_path, EMPLOYEE, lambda w: w.delete(1, B0, 1, 2))
     istats = write_file(insert_path, EMPLOYEE, lambda w: w.insert(2, B0, 0, (2, "Tom", 7000)))
-
-    rows, meta, schema, _ = read_all(delete_path)
-    assert rows == [(2, 1, 536870912, 1, 2, None)]
-    assert meta == {
-        "hive.acid.key.index": b"1,536870912,1;",
-        "hive.acid.stats": b"0,0,1",
-        "hive.acid.version": b"2",
-    }
-    assert schema == EMPLOYEE_SCHEMA
-    assert (dstats.inserts, dstats.deletes, dstats.rows) == (0, 1, 1)
-
-    rows, meta, schema, _ = read_all(insert_path)
-    assert rows == [(0, 2, 536870912, 0, 2, (2, "Tom", 7000))]
-    assert meta["hive.acid.key.index"] == b"2,536870912,0;"
-    assert meta["hive.acid.stats"] == b"1,0,0"
-    assert istats.key_index == "2,536870912,0;"
-
-    table = pa_orc.ORCFile(str(delete_path)).read()
-    assert table.column("row").to_pylist() == [None]
-    assert table.column("currentTransaction").to_pylist() == [2]
+    check_walkthrough_update(delete_path, dstats, insert_path, istats)
 
 
-@pytest.mark.parametrize(
-    ("n", "stripes", "key_index"),
-    [
-        (25, 3, "7,536870912,9;7,536870912,19;7,536870912,24;"),
-        (20, 2, "7,536870912,9;7,536870912,19;"),
-        (10, 1, "7,536870912,9;"),
-        (1, 1, "7,536870912,0;"),
-    ],
-)
+@pytest.mark.parametrize(("n", "stripes", "key_index"), STRIPE_CASES)
 def test_multi_stripe_key_index(tmp_path: Path, n: int, stripes: int, key_index: str) -> None:
     path = tmp_path / "bucket_00000"
 
@@ -140,16 +70,7 @@ def test_multi_stripe_key_index(tmp_path: Path, n: int, stripes: int, key_index:
             w.insert(7, B0, i, (i, f"name{i}", i * 10))
 
     stats = write_file(path, EMPLOYEE, fill, rows_per_stripe=10, batch_size=5)
-    with path.open("rb") as f:
-        r = pyorc.Reader(f)
-        assert r.num_of_stripes == stripes
-        assert [len(s) for s in r.iter_stripes()] == [min(10, n - 10 * k) for k in range(stripes)]
-        assert r.user_metadata["hive.acid.key.index"] == key_index.encode()
-        assert r.user_metadata["hive.acid.stats"] == f"{n},0,0".encode()
-        assert [row[3] for row in r] == list(range(n))
-    assert stats.stripes == stripes and stats.key_index == key_index
-    assert pa_orc.ORCFile(str(path)).nstripes == stripes
-    assert pa_orc.ORCFile(str(path)).read().num_rows == n
+    check_stripes(path, stats, n, stripes, key_index)
 
 
 def test_multi_stripe_deletes_over_several_write_ids(tmp_path: Path) -> None:
@@ -162,24 +83,12 @@ def test_multi_stripe_deletes_over_several_write_ids(tmp_path: Path) -> None:
         for k in keys:
             w.delete(*k, 9)
 
-    stats = write_file(path, EMPLOYEE, fill, rows_per_stripe=4, batch_size=2)
-    assert stats.stripes == 6 and stats.deletes == 24
-    rows, meta, _, stripes = read_all(path)
-    assert stripes == 6
-    assert [(r[1], r[2], r[3]) for r in rows] == keys
-    assert all(r[0] == 2 and r[4] == 9 and r[5] is None for r in rows)
-    expected = "".join(f"{o},{b},{r};" for o, b, r in keys[3::4])
-    assert meta["hive.acid.key.index"].decode() == expected
-    assert meta["hive.acid.stats"] == b"0,0,24"
+    check_deletes(path, write_file(path, EMPLOYEE, fill, rows_per_stripe=4, batch_size=2), keys, per_stripe=4)
 
 
 def test_empty_writer(tmp_path: Path) -> None:
     path = tmp_path / "bucket_00000"
-    stats = write_file(path, EMPLOYEE, lambda w: None)
-    rows, meta, schema, stripes = read_all(path)
-    assert rows == [] and stripes == 0 and schema == EMPLOYEE_SCHEMA
-    assert meta == {"hive.acid.key.index": b"", "hive.acid.stats": b"0,0,0", "hive.acid.version": b"2"}
-    assert stats.first_key is None and stats.last_key is None and stats.stripes == 0
+    check_empty(path, write_file(path, EMPLOYEE, lambda w: None))
 
 
 def test_ordering_violations() -> None:
@@ -241,158 +150,6 @@ def test_close_leaves_fileobj_open_and_context_manager() -> None:
     assert pyorc.Reader(buf).compression == pyorc.CompressionKind.NONE
 
 
-ALL_TYPES = [
-    ("c_tinyint", "tinyint"),
-    ("c_smallint", "smallint"),
-    ("c_int", "int"),
-    ("c_bigint", "bigint"),
-    ("c_float", "float"),
-    ("c_double", "double"),
-    ("c_decimal", "decimal(10,2)"),
-    ("c_bigdec", "decimal(38,6)"),
-    ("c_string", "string"),
-    ("c_varchar", "varchar(3)"),
-    ("c_char", "char(4)"),
-    ("c_boolean", "boolean"),
-    ("c_date", "date"),
-    ("c_timestamp", "timestamp"),
-    ("c_binary", "binary"),
-    ("c_array", "array<struct<a:int,b:varchar(2)>>"),
-    ("c_map", "map<string,decimal(4,1)>"),
-    ("c_struct", "struct<x:array<int>,y:map<int,string>,z:struct<d:date,t:timestamp>>"),
-]
-ALL_COLUMNS = [(n, parse_hive_type(t)) for n, t in ALL_TYPES]
-
-INPUT_ROWS = [
-    {  # typical values, as pyarrow RecordBatch.to_pylist() yields them
-        "c_tinyint": -128,
-        "c_smallint": 32767,
-        "c_int": -(2**31),
-        "c_bigint": 2**63 - 1,
-        "c_float": 1.5,
-        "c_double": -2.25e300,
-        "c_decimal": Decimal("12345678.125"),  # HALF_UP -> 12345678.13
-        "c_bigdec": Decimal("-12345678901234567890123456789012.1234565"),
-        "c_string": "héllo ☃",
-        "c_varchar": "abcdef",
-        "c_char": "ab",
-        "c_boolean": True,
-        "c_date": dt.date(1, 1, 1),
-        "c_timestamp": dt.datetime(1900, 3, 4, 5, 6, 7, 891011),
-        "c_binary": b"\x00\xffab",
-        "c_array": [{"a": 1, "b": "xyz"}, None, {"a": None, "b": None}],
-        "c_map": [("k1", Decimal("1.25")), ("k2", None)],
-        "c_struct": {"x": [1, None, 3], "y": [(1, "one")], "z": {"d": dt.date(2020, 1, 1), "t": None}},
-    },
-    {  # far future / edge values
-        "c_tinyint": 127,
-        "c_smallint": -32768,
-        "c_int": 2**31 - 1,
-        "c_bigint": -(2**63),
-        "c_float": -0.0,
-        "c_double": 0.1,
-        "c_decimal": Decimal("123456789.99"),  # 9 integer digits > 8 allowed -> NULL as Hive
-        "c_bigdec": Decimal("0.0000005"),  # HALF_UP at scale 6 -> 0.000001
-        "c_string": "",
-        "c_varchar": "ab",
-        "c_char": "abcdefg",
-        "c_boolean": False,
-        "c_date": dt.date(9999, 12, 31),
-        "c_timestamp": dt.datetime(9999, 12, 31, 23, 59, 59, 999999),
-        "c_binary": b"",
-        "c_array": [],
-        "c_map": {},
-        "c_struct": {"x": [], "y": {}, "z": {"d": None, "t": dt.datetime(1969, 12, 31, 23, 59, 59, 1)}},
-    },
-    {name: None for name, _ in ALL_TYPES},  # NULLs everywhere
-    {  # rounding: a value that rounds up past the precision becomes NULL
-        "c_decimal": Decimal("99999999.995"),
-        "c_bigdec": 7,
-        "c_timestamp": dt.datetime(1970, 1, 1),
-        "c_struct": {"x": None, "y": None, "z": None},
-    },
-]
-
-UTC = dt.timezone.utc
-
-EXPECTED_PYORC = [
-    (
-        -128,
-        32767,
-        -(2**31),
-        2**63 - 1,
-        1.5,
-        -2.25e300,
-        Decimal("12345678.13"),
-        Decimal("-12345678901234567890123456789012.123457"),
-        "héllo ☃",
-        "abc",
-        "ab  ",
-        True,
-        dt.date(1, 1, 1),
-        dt.datetime(1900, 3, 4, 5, 6, 7, 891011, tzinfo=UTC),
-        b"\x00\xffab",
-        [(1, "xy"), None, (None, None)],
-        {"k1": Decimal("1.3"), "k2": None},
-        ([1, None, 3], {1: "one"}, (dt.date(2020, 1, 1), None)),
-    ),
-    (
-        127,
-        -32768,
-        2**31 - 1,
-        -(2**63),
-        -0.0,
-        0.1,
-        None,
-        Decimal("0.000001"),
-        "",
-        "ab",
-        "abcd",
-        False,
-        dt.date(9999, 12, 31),
-        dt.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
-        b"",
-        [],
-        {},
-        ([], {}, (None, dt.datetime(1969, 12, 31, 23, 59, 59, 1, tzinfo=UTC))),
-    ),
-    tuple([None] * len(ALL_TYPES)),
-    (
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        Decimal("7.000000"),
-        None,
-        None,
-        None,
-        None,
-        None,
-        dt.datetime(1970, 1, 1, tzinfo=UTC),
-        None,
-        None,
-        None,
-        (None, None, None),
-    ),
-]
-
-
-def _same(a, b) -> bool:
-    """Equality that compares timestamps as instants and tolerates float32 rounding."""
-    if isinstance(a, float) and isinstance(b, float):
-        return a == pytest.approx(b, rel=1e-6)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, Decimal) and isinstance(b, Decimal):
-        return a == b and a.as_tuple().exponent == b.as_tuple().exponent
-    return a == b and type(a) is type(b)
-
-
 def test_all_types_round_trip(tmp_path: Path) -> None:
     convert = row_converter(ALL_COLUMNS)
     path = tmp_path / "bucket_00000"
@@ -402,17 +159,7 @@ def test_all_types_round_trip(tmp_path: Path) -> None:
             w.insert(4, B0, i, convert(row))
 
     write_file(path, ALL_COLUMNS, fill)
-    rows, meta, schema, _ = read_all(path)
-    assert schema == (
-        "struct<operation:int,originalTransaction:bigint,bucket:int,rowId:bigint,currentTransaction:bigint,"
-        "row:struct<" + ",".join(f"{n}:{t}" for n, t in ALL_TYPES) + ">>"
-    )
-    assert meta["hive.acid.key.index"] == b"4,536870912,3;"
-    assert len(rows) == len(EXPECTED_PYORC)
-    for got, want in zip(rows, EXPECTED_PYORC, strict=True):
-        assert got[:5] == (0, 4, B0, got[3], 4)
-        for i, (g, e) in enumerate(zip(got[5], want, strict=True)):
-            assert _same(g, e), (ALL_TYPES[i], g, e)
+    check_all_types(path, EXPECTED_PYORC)
 
     # second reader: pyarrow reads the same values (it reads timestamps as int64 nanoseconds, so it
     # cannot represent years after 2262: that file gets 2262-01-01 instead of the year 9999 values)

@@ -4,7 +4,7 @@ The expected results are those of the fixture README (taken from the Trino / Imp
 files). The fixture directory is never touched: each test copies what it needs into ``tmp_path`` and
 registers a table over that copy (a table created over existing ACID data counts every write id on disk as
 committed). Snapshots that no SQL statement can produce (a write id still open, a delete delta not yet
-committed) are read with :func:`hiveacid_sql.exec.scan.scan_table` at a hand-made ``ValidWriteIdList``.
+committed) are read with :func:`hiveacid_sql.exec.scan.scan_location` at a hand-made ``ValidWriteIdList``.
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ import pytest
 from pyspark.sql import functions as F
 
 from hiveacid_sql.acid.hive_types import acid_event_schema, parse_hive_type
-from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.errors import AcidFormatError, HiveAcidError
-from hiveacid_sql.exec.scan import scan_table
+from hiveacid_sql.exec.scan import scan_location
 
 UTC = zoneinfo.ZoneInfo("UTC")
 BUCKET_0 = 536870912  # BucketCodec V1: bucket 0, statement 0
@@ -103,9 +102,8 @@ def columns_of(ddl: str) -> list[tuple[str, object]]:
 
 def snapshot_rows(spark, location: Path, ddl: str, write_ids: ValidWriteIdList) -> list[tuple]:
     """Live rows of the table directory at ``write_ids`` (sorted), through the engine's own scan."""
-    fs, path = filesystem_for(str(location))
     cols = columns_of(ddl)
-    df = scan_table(spark, fs, str(location), path, cols, write_ids)
+    df = scan_location(spark, str(location), cols, write_ids)
     return sorted(tuple(r) for r in df.select(*[n for n, _ in cols]).collect())
 
 
@@ -157,12 +155,9 @@ def test_nation_with_delete_deltas(acid, nation_dir, fixtures_dir, spark):
         (k, NATIONS[k], 1000, 2, BUCKET_0, k * 1000, k * 1000 + 999) for k in range(25) if k not in (5, 19)
     ]
     # Write 4 still open: only the write-3 delete applies, ROMANIA is still there.
-    fs, path = filesystem_for(str(nation_dir))
-    at3 = scan_table(
+    at3 = scan_location(
         spark,
-        fs,
         str(nation_dir),
-        path,
         columns_of(NATION),
         ValidWriteIdList.create("default.nation", 4, [4]),
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+from collections.abc import Callable
 from urllib.parse import unquote, urlparse
 
 import pyarrow.fs as pafs
@@ -132,3 +133,41 @@ def max_write_id_on_disk(listing: TableListing) -> int:
         elif isinstance(parsed, ParsedDelta):
             best = max(best, parsed.max_write_id)
     return best
+
+
+def _descend(fs: pafs.FileSystem, path: str, levels: list[Callable[[str], bool]]) -> list[str]:
+    """Relative paths of the non-hidden directories reached by going one level down per ``levels`` entry,
+    keeping at each level only the directory names that entry accepts."""
+    found = [""]
+    for accept in levels:
+        deeper = []
+        for rel in found:
+            base = f"{path.rstrip('/')}/{rel}" if rel else path
+            infos = fs.get_file_info(pafs.FileSelector(base, recursive=False, allow_not_found=True))
+            for info in sorted(infos, key=lambda i: i.base_name):
+                name = info.base_name
+                if info.type == pafs.FileType.Directory and not is_hidden(name) and accept(name):
+                    deeper.append(f"{rel}/{name}" if rel else name)
+        found = deeper
+    return found
+
+
+def discover_partitions(fs: pafs.FileSystem, path: str, keys: list[str]) -> list[str]:
+    """Partition directories below a table directory (``k1=v1/k2=v2``, the keys in order), as Hive names.
+
+    Like Hive's ``MSCK REPAIR TABLE``: a directory is a partition when every level is ``<key>=<value>`` with
+    the table's keys in order (compared case-insensitively, as Hive does); anything else is ignored.
+    """
+    if not keys:
+        return []
+
+    def is_key(key: str) -> Callable[[str], bool]:
+        return lambda name: "=" in name and name.split("=", 1)[0].lower() == key.lower()
+
+    return _descend(fs, path, [is_key(k) for k in keys])
+
+
+def find_directories(fs: pafs.FileSystem, path: str, depth: int, names: set[str]) -> list[str]:
+    """Relative paths of the directories named one of ``names`` inside the ACID directories ``depth`` levels
+    below ``path`` (0: the table itself; n: its n-level partition directories)."""
+    return _descend(fs, path, [lambda _name: True] * depth + [lambda name: name in names])

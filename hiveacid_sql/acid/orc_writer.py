@@ -25,10 +25,14 @@ import zoneinfo
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import islice
 from typing import Any, BinaryIO
 
+import pyarrow as pa
 import pyorc
 
+from hiveacid_sql.acid.arrow_values import conform_rows
+from hiveacid_sql.acid.event_batch import check_event_batch
 from hiveacid_sql.acid.hive_types import HiveType, acid_event_schema
 from hiveacid_sql.errors import AcidFormatError
 
@@ -126,7 +130,8 @@ class AcidEventWriter:
     * ``compression``: ``zlib`` (Hive's default), ``snappy``, ``zstd``, ``lz4`` or ``none`` (ORC C++ cannot write LZO).
     * ``path``: only reported back in :class:`EventFileStats` and error messages.
 
-    Insert rows must already be in pyorc form (see :func:`row_converter`). Mixing insert and delete events
+    Events come one at a time (:meth:`insert`, :meth:`delete`; insert rows already in pyorc form, see
+    :func:`row_converter`) or as Arrow batches (:meth:`write_batch`). Mixing insert and delete events
     or writing a key that is not strictly greater than the previous one raises :class:`AcidFormatError`
     naming both keys. A writer with 0 events closes to a valid, empty ORC file (no stripes, empty key
     index, stats ``0,0,0``), but callers are expected not to create one: Hive deletes empty event files.
@@ -152,6 +157,7 @@ class AcidEventWriter:
             raise AcidFormatError(f"unknown ORC compression {compression!r}; one of {sorted(_COMPRESSION)}")
         self.path = path
         self.schema = acid_event_schema(columns)
+        self._columns = tuple(columns)
         self._ncols = len(columns)
         self._rows_per_stripe = rows_per_stripe
         self._writer = pyorc.Writer(
@@ -206,6 +212,72 @@ class AcidEventWriter:
             (OP_DELETE, original_write_id, bucket, row_id, current_write_id, None),
         )
         self._deletes += 1
+
+    def write_batch(self, events: pa.Table | pa.RecordBatch) -> None:
+        """Append a batch of events given as Arrow data (what a Spark task hands over).
+
+        ``events`` has the six ACID columns named and typed exactly: ``operation`` int32,
+        ``originalTransaction`` int64, ``bucket`` int32, ``rowId`` int64, ``currentTransaction`` int64 and
+        ``row``, a struct of the table columns in table order (NULL for delete events; a delete batch may
+        give it Arrow type null). Insert values arrive as Spark hands them to Arrow (timestamp[us] without
+        time zone holding the Hive wall clock, decimal128, date32, string or large_string, ...) and get
+        Hive's value rules as array operations (:func:`~hiveacid_sql.acid.arrow_values.conform_rows`, the
+        same rules as :func:`row_converter`: varchar/char truncation, decimal rescaling), shared with the
+        Arrow writer (:mod:`hiveacid_sql.acid.orc_fast_writer`).
+
+        The whole batch is checked first, with numpy (see :func:`~hiveacid_sql.acid.event_batch.check_event_batch`):
+        a refused batch raises :class:`AcidFormatError` and writes nothing. Stripes are cut exactly as
+        with :meth:`insert`/:meth:`delete`.
+        """
+        if self._stats is not None:
+            raise AcidFormatError(f"{self._where()}writer is closed")
+        batch = check_event_batch(events, self._columns, after=self._last_key, where=self._where())
+        if batch.operation is None:
+            return
+        self._set_mode(batch.operation)
+        table = batch.table
+        n = table.num_rows
+        keys = [table.column(i).to_pylist() for i in range(5)]
+        if batch.operation == OP_INSERT:
+            rows: Any = self._pyorc_rows(table.column(5))
+        else:
+            rows = [None] * n
+        events_iter = zip(*keys, rows, strict=True)
+        owids, buckets, row_ids = keys[1], keys[2], keys[3]
+        if self._first_key is None:
+            self._first_key = batch.first_key
+        done = 0
+        while done < n:
+            if self._in_stripe == self._rows_per_stripe:
+                self._writer.write_intermediate_footer()
+                self._stripe_keys.append(self._last_key)  # type: ignore[arg-type]
+                self._in_stripe = 0
+            take = min(n - done, self._rows_per_stripe - self._in_stripe)
+            try:
+                self._writer.writerows(islice(events_iter, take))
+            except (TypeError, ValueError, OverflowError) as exc:
+                raise AcidFormatError(f"{self._where()}cannot write events: {exc}") from exc
+            done += take
+            self._in_stripe += take
+            self._last_key = (owids[done - 1], buckets[done - 1], row_ids[done - 1])
+        if batch.operation == OP_INSERT:
+            self._inserts += n
+        else:
+            self._deletes += n
+
+    def _pyorc_rows(self, row: pa.ChunkedArray) -> list[tuple]:
+        """The ``row`` struct column as pyorc tuples.
+
+        Hive's value rules are applied to the arrays first (:func:`conform_rows`, shared with the Arrow
+        writer): it also refuses integers out of the column's range, which pyorc would silently wrap.
+        """
+        row = conform_rows(row, self._columns, self._where(), arrow_orc_writer=False)
+        convert = _struct_converter(self._columns)
+        fields = [
+            pa.chunked_array([chunk.field(i) for chunk in row.chunks], type=row.type.field(i).type).to_pylist()
+            for i in range(self._ncols)
+        ]
+        return [convert(values) for values in zip(*fields, strict=True)]
 
     def _set_mode(self, op: int) -> None:
         if self._stats is not None:

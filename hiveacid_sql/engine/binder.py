@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from pyspark.errors import PySparkException
@@ -23,10 +23,12 @@ from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.engine.plain import read_plain
 from hiveacid_sql.errors import ExecutionError, HiveAcidError, PlanError
-from hiveacid_sql.exec.scan import ScanFiles, scan_table, snapshot_files, user_columns
+from hiveacid_sql.exec.pruning import prune_partitions, pruned_buckets
+from hiveacid_sql.exec.scan import ScanFiles, scan_table, snapshot_files, user_columns, with_row_id
 from hiveacid_sql.plan.model import BoundTables
 from hiveacid_sql.plan.planner import catalog_tables, table_names
-from hiveacid_sql.txn import Snapshot, TableDef
+from hiveacid_sql.plan.pruning import TablePruning
+from hiveacid_sql.txn import PartitionDef, Snapshot, TableDef
 
 _counter = itertools.count()
 
@@ -38,24 +40,42 @@ def write_id_list(snapshot: Snapshot, table: TableDef) -> ValidWriteIdList:
 
 
 def table_columns(table: TableDef) -> list[tuple[str, object]]:
-    """(name, HiveType) of the table's columns, in table order."""
+    """(name, HiveType) of the table's data columns, in table order."""
     return [(c.name, parse_hive_type(c.type)) for c in table.columns]
 
 
-def acid_snapshot_frame(
-    spark: SparkSession, table: TableDef, snapshot: Snapshot, *, files: ScanFiles | None = None
-) -> DataFrame:
-    """Live rows of an ACID table at ``snapshot`` with internal row-id columns."""
+def partition_columns(table: TableDef) -> list[tuple[str, object]]:
+    """(name, HiveType) of the table's partition columns, in order."""
+    return [(c.name, parse_hive_type(c.type)) for c in table.partition_keys]
+
+
+PartitionLister = Callable[[str, str], list[PartitionDef]]
+
+
+def acid_files(
+    spark: SparkSession,
+    table: TableDef,
+    snapshot: Snapshot,
+    partitions_of: PartitionLister,
+    pruning: TablePruning | None = None,
+) -> ScanFiles:
+    """The files an ACID table's snapshot reads, after partition and bucket pruning."""
+    pruning = pruning or TablePruning()
     fs, path = filesystem_for(table.location)
+    if table.is_partitioned:
+        part_dirs = prune_partitions(spark, table, partitions_of(table.db, table.name), pruning.partition_filter)
+    else:
+        part_dirs = [""]
+    buckets = pruned_buckets(table, pruning.bucket_values)
+    return snapshot_files(fs, path, write_id_list(snapshot, table), part_dirs, buckets)
+
+
+def acid_snapshot_frame(spark: SparkSession, table: TableDef, snapshot: Snapshot, files: ScanFiles) -> DataFrame:
+    """Live rows of an ACID table at ``snapshot`` (its chosen ``files``) with the internal columns."""
+    fs, _path = filesystem_for(table.location)
     return scan_table(
-        spark, fs, table.location, path, table_columns(table), write_id_list(snapshot, table), files=files
+        spark, fs, table.location, table_columns(table), partition_columns(table), write_id_list(snapshot, table), files
     )
-
-
-def acid_files(table: TableDef, snapshot: Snapshot) -> ScanFiles:
-    """The files an ACID table's snapshot reads (for EXPLAIN)."""
-    fs, path = filesystem_for(table.location)
-    return snapshot_files(fs, path, write_id_list(snapshot, table))
 
 
 def _expand_stars(tree: exp.Expression, columns_of: dict[str, list[str]]) -> None:
@@ -94,20 +114,28 @@ def _expand_stars(tree: exp.Expression, columns_of: dict[str, list[str]]) -> Non
 class Binder:
     """Registers snapshot views for one statement and renders it for Spark."""
 
-    def __init__(self, spark: SparkSession, snapshot: Snapshot, current_db: str) -> None:
+    def __init__(
+        self, spark: SparkSession, snapshot: Snapshot, current_db: str, partitions_of: PartitionLister
+    ) -> None:
         self.spark = spark
         self.snapshot = snapshot
         self.current_db = current_db
+        self.partitions_of = partitions_of
+        self.files: dict[str, ScanFiles] = {}  # qualified name -> what was read (EXPLAIN, tests)
         self._views: dict[str, str] = {}  # qualified name -> view name
         self._token = uuid.uuid4().hex[:8]
 
-    def _register(self, table: TableDef, *, row_id: bool, internal: bool) -> str:
+    def _register(self, table: TableDef, pruning: TablePruning | None, *, row_id: bool, internal: bool) -> str:
         if table.qualified_name in self._views:
             return self._views[table.qualified_name]
         if table.is_transactional:
-            df = acid_snapshot_frame(self.spark, table, self.snapshot)
+            files = acid_files(self.spark, table, self.snapshot, self.partitions_of, pruning)
+            self.files[table.qualified_name] = files
+            df = acid_snapshot_frame(self.spark, table, self.snapshot, files)
+            if row_id:
+                df = with_row_id(df)
             if not internal:
-                df = user_columns(df, table_columns(table), row_id=row_id)
+                df = user_columns(df, [c.name for c in table.all_columns], row_id=row_id)
         else:
             df = read_plain(self.spark, table)
         name = f"__hacid_{self._token}_{next(_counter)}_{table.name}"
@@ -129,7 +157,10 @@ class Binder:
                 continue
             is_internal = internal is not None and table.qualified_name == internal.qualified_name
             view = self._register(
-                table, row_id=table.qualified_name in reads.row_id_tables, internal=is_internal
+                table,
+                reads.pruning.get(table.qualified_name),
+                row_id=table.qualified_name in reads.row_id_tables,
+                internal=is_internal,
             )
             alias = node.alias_or_name
             new = exp.Table(this=exp.to_identifier(view))
@@ -139,7 +170,7 @@ class Binder:
                     new.set(key, node.args[key])
             node.replace(new)
             if table.qualified_name in reads.row_id_tables:
-                columns_of[view.lower()] = [c.name for c in table.columns]
+                columns_of[view.lower()] = [c.name for c in table.all_columns]
         if columns_of:
             _expand_stars(tree, columns_of)
         return tree.sql(dialect="spark")
@@ -166,9 +197,11 @@ class Binder:
 
 
 @contextmanager
-def bound(spark: SparkSession, snapshot: Snapshot, current_db: str) -> Iterator[Binder]:
+def bound(
+    spark: SparkSession, snapshot: Snapshot, current_db: str, partitions_of: PartitionLister
+) -> Iterator[Binder]:
     """A binder whose views are dropped when the block ends."""
-    binder = Binder(spark, snapshot, current_db)
+    binder = Binder(spark, snapshot, current_db, partitions_of)
     try:
         yield binder
     finally:

@@ -13,11 +13,15 @@ import getpass
 import time
 from typing import TYPE_CHECKING
 
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 from sqlglot import exp
 
 from hiveacid_sql.acid.hive_types import parse_hive_type
-from hiveacid_sql.acid.listing import filesystem_for, list_acid_dir, max_write_id_on_disk
+from hiveacid_sql.acid.listing import discover_partitions, filesystem_for, list_acid_dir, max_write_id_on_disk
 from hiveacid_sql.errors import CatalogError, PlanError, UnsupportedStatementError
+from hiveacid_sql.exec.pruning import prune_partitions
+from hiveacid_sql.exec.routing import static_partition_name
 from hiveacid_sql.plan.planner import table_names, where_is
 from hiveacid_sql.plan.types import hive_type_of
 from hiveacid_sql.txn import Column, TableDef
@@ -86,6 +90,10 @@ def create_table(session: Session, tree: exp.Create) -> None:
     external = False
     comment = None
     like: exp.Table | None = None
+    partition_keys: tuple[Column, ...] = ()
+    bucket_cols: tuple[str, ...] = ()
+    num_buckets = -1
+    sorted_by = False
     for prop in (tree.args.get("properties").expressions if tree.args.get("properties") else []):
         if isinstance(prop, exp.FileFormatProperty):
             fmt = prop.name.upper() if prop.name else _literal(prop.this).upper()
@@ -101,9 +109,11 @@ def create_table(session: Session, tree: exp.Create) -> None:
         elif isinstance(prop, exp.LikeProperty):
             like = prop.this
         elif isinstance(prop, exp.PartitionedByProperty):
-            raise UnsupportedStatementError("PARTITIONED BY is not supported yet (planned: partitioned ACID tables)")
+            partition_keys = _partition_columns(prop)
         elif isinstance(prop, exp.ClusteredByProperty):
-            raise UnsupportedStatementError("CLUSTERED BY is not supported yet (planned: bucketed ACID tables)")
+            bucket_cols = tuple(c.name.lower() for c in prop.expressions)
+            num_buckets = int(prop.args["buckets"].name)
+            sorted_by = bool(prop.args.get("sorted_by"))
         elif isinstance(prop, exp.Property):
             params[_literal(prop.this).lower() if _literal(prop.this) else prop.name] = _literal(prop.args.get("value")) or ""
         elif isinstance(prop, exp.TemporaryProperty):
@@ -114,6 +124,8 @@ def create_table(session: Session, tree: exp.Create) -> None:
     if like is not None:
         source = session.planner.resolve(like)
         columns = source.columns
+        partition_keys = partition_keys or source.partition_keys
+        bucket_cols, num_buckets = (bucket_cols, num_buckets) if bucket_cols else (source.bucket_cols, source.num_buckets)
         storage = storage or source.storage_format
         params = {**{k: v for k, v in source.params.items() if k in ("transactional", "transactional_properties")}, **params}
     query = tree.expression
@@ -126,7 +138,11 @@ def create_table(session: Session, tree: exp.Create) -> None:
     if params.get("transactional") == "true" and storage != "orc":
         # Hive's TransactionalValidationListener refuses this; say so before anything is created.
         raise CatalogError(f"The table must be stored using an ACID compliant format (such as ORC): {db}.{name}")
+    _check_layout(f"{db}.{name}", params, storage, columns, partition_keys, bucket_cols, sorted_by)
+    adopting = location is not None
     location = table_location(session, db, name) if location is None else session.resolve_location(location)
+    if bucket_cols and adopting and "bucketing_version" not in params:
+        params["bucketing_version"] = "1"  # data written before us: Hive's default for tables that say nothing
     tdef = TableDef(
         db=db,
         name=name,
@@ -135,6 +151,9 @@ def create_table(session: Session, tree: exp.Create) -> None:
         storage_format=storage,
         table_type="EXTERNAL_TABLE" if external else "MANAGED_TABLE",
         params=params,
+        partition_keys=partition_keys,
+        bucket_cols=bucket_cols,
+        num_buckets=num_buckets,
         comment=comment,
         owner=getpass.getuser(),
         create_time=int(time.time()),
@@ -146,11 +165,66 @@ def create_table(session: Session, tree: exp.Create) -> None:
     fs, path = filesystem_for(location)
     fs.create_dir(path, recursive=True)
     if tdef.is_transactional:
-        highest = max_write_id_on_disk(list_acid_dir(fs, path))
-        if highest > 0:
-            session.store.register_existing_write_ids(db, name, highest)
+        _adopt_existing_data(session, tdef, fs, path)
     if query is not None:
         session.run_statement_tree(exp.Insert(this=exp.Table(this=exp.to_identifier(name), db=exp.to_identifier(db)), expression=query))
+
+
+def _partition_columns(prop: exp.PartitionedByProperty) -> tuple[Column, ...]:
+    schema = prop.this
+    if not isinstance(schema, exp.Schema) or not all(isinstance(e, exp.ColumnDef) for e in schema.expressions):
+        raise PlanError(f"{where_is(prop)}PARTITIONED BY needs column definitions: PARTITIONED BY (p string, ...)")
+    keys = _columns(schema)
+    for key in keys:
+        if parse_hive_type(key.type).name in ("array", "map", "struct", "binary"):
+            raise PlanError(f"Partition column {key.name} must have a primitive type, not {key.type}")
+    return keys
+
+
+def _check_layout(
+    qualified: str,
+    params: dict[str, str],
+    storage: str,
+    columns: tuple[Column, ...],
+    partition_keys: tuple[Column, ...],
+    bucket_cols: tuple[str, ...],
+    sorted_by: bool,
+) -> None:
+    """Hive's rules for partition and bucket columns, checked before anything is created."""
+    names = {c.name for c in columns}
+    for key in partition_keys:
+        if key.name in names:
+            raise PlanError(f"Column repeated in partitioning columns: {key.name}")
+    for col in bucket_cols:
+        if col not in names:
+            raise PlanError(f"Invalid column reference '{col}' in CLUSTERED BY of {qualified}")
+    acid = params.get("transactional") == "true"
+    if bucket_cols and acid and sorted_by:
+        raise CatalogError(f"Table {qualified} cannot support full ACID functionality since it is sorted.")
+    if bucket_cols and not acid:
+        raise UnsupportedStatementError(
+            f"CLUSTERED BY is supported on transactional tables only ({qualified} is plain): "
+            "Spark's bucketing of plain tables is not Hive's"
+        )
+    if partition_keys and not acid:
+        raise UnsupportedStatementError(
+            f"PARTITIONED BY is supported on transactional tables only ({qualified} is plain)"
+        )
+
+
+def _adopt_existing_data(session: Session, table: TableDef, fs, path: str) -> None:
+    """A LOCATION that already holds Hive ACID data: its partitions are registered and every write id on
+    disk counts as committed (new write ids continue after the highest)."""
+    if table.is_partitioned:
+        names = discover_partitions(fs, path, [k.name for k in table.partition_keys])
+        if names:
+            session.catalog.add_partitions(table.db, table.name, names)
+        dirs = [f"{path}/{n}" for n in names]
+    else:
+        dirs = [path]
+    highest = max((max_write_id_on_disk(list_acid_dir(fs, d)) for d in dirs), default=0)
+    if highest > 0:
+        session.store.register_existing_write_ids(table.db, table.name, highest)
 
 
 def create_database(session: Session, tree: exp.Create) -> None:
@@ -230,5 +304,80 @@ def alter_table(session: Session, tree: exp.Alter) -> None:
         elif type(action).__name__ == "UnsetProperties":
             keys = [_literal(e).lower() for e in action.expressions]
             session.catalog.unset_table_params(table.db, table.name, keys)
+        elif isinstance(action, exp.AddPartition):
+            add_partition(session, table, action)
+        elif isinstance(action, exp.DropPartition):
+            drop_partitions(session, table, action)
         else:
             raise UnsupportedStatementError(f"ALTER TABLE {action.key.upper()} is not supported")
+
+
+def _spec_items(table: TableDef, spec: exp.Partition) -> list[tuple[str, exp.Expression]]:
+    """``PARTITION (p='v', ...)`` as (column, value) pairs, every column a partition column of ``table``."""
+    keys = {k.name for k in table.partition_keys}
+    if not keys:
+        raise PlanError(f"{where_is(spec)}Table {table.qualified_name} is not partitioned")
+    items = []
+    for item in spec.expressions:
+        if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
+            raise PlanError(f"{where_is(item)}Expected partition column = value in PARTITION (...)")
+        name = item.this.name.lower()
+        if name not in keys:
+            raise PlanError(f"{where_is(item.this)}'{name}' is not a partition column of {table.qualified_name}")
+        items.append((name, item.expression))
+    return items
+
+
+def _spec_filter(table: TableDef, spec: exp.Partition) -> exp.Expression:
+    """A partition spec (``p='v'`` or, for DROP, comparisons like ``q > 1``) as a predicate over the keys."""
+    keys = {k.name for k in table.partition_keys}
+    if not keys:
+        raise PlanError(f"{where_is(spec)}Table {table.qualified_name} is not partitioned")
+    for col in spec.find_all(exp.Column):
+        if col.name.lower() not in keys:
+            raise PlanError(f"{where_is(col)}'{col.name.lower()}' is not a partition column of {table.qualified_name}")
+    return exp.and_(*[e.copy() for e in spec.expressions])
+
+
+def add_partition(session: Session, table: TableDef, action: exp.AddPartition) -> None:
+    """ALTER TABLE ADD [IF NOT EXISTS] PARTITION (...): registered and its directory created, as Hive does."""
+    if action.args.get("location"):
+        raise UnsupportedStatementError("ADD PARTITION ... LOCATION is not supported: partitions live under the table")
+    items = dict(_spec_items(table, action.this))
+    missing = [k.name for k in table.partition_keys if k.name not in items]
+    if missing:
+        raise PlanError(f"{where_is(action.this)}Partition column '{missing[0]}' is missing from PARTITION (...)")
+    keys = [(k.name, parse_hive_type(k.type)) for k in table.partition_keys]
+    values = [F.expr(items[k].sql(dialect="spark")) for k, _ in keys]
+    name = static_partition_name(session.spark, keys, values)
+    added = session.catalog.add_partitions(table.db, table.name, [name], if_not_exists=bool(action.args.get("exists")))
+    if added:
+        fs, path = filesystem_for(table.location)
+        fs.create_dir(f"{path.rstrip('/')}/{name}", recursive=True)
+
+
+def drop_partitions(session: Session, table: TableDef, action: exp.DropPartition) -> None:
+    """ALTER TABLE DROP [IF EXISTS] PARTITION (...), ...: catalog entries and (managed tables) their data."""
+    names: list[str] = []
+    for spec in action.expressions:
+        matching = prune_partitions(
+            session.spark, table, session.catalog.list_partitions(table.db, table.name), _spec_filter(table, spec)
+        )
+        if not matching and not action.args.get("exists"):
+            raise PlanError(f"{where_is(spec)}No partition matches {spec.sql(dialect='hiveacid')} in {table.qualified_name}")
+        names += matching
+    dropped = session.catalog.drop_partitions(table.db, table.name, names)
+    if table.table_type != "EXTERNAL_TABLE":
+        fs, path = filesystem_for(table.location)
+        for name in dropped:
+            with contextlib.suppress(FileNotFoundError, OSError):
+                fs.delete_dir(f"{path.rstrip('/')}/{name}")
+
+
+def show_partitions(session: Session, table: TableDef, spec: exp.Partition | None) -> DataFrame:
+    """SHOW PARTITIONS t [PARTITION (p='v')]: Hive's escaped names, sorted."""
+    if not table.is_partitioned:
+        raise PlanError(f"Table {table.qualified_name} is not a partitioned table")
+    partitions = session.catalog.list_partitions(table.db, table.name)
+    names = prune_partitions(session.spark, table, partitions, _spec_filter(table, spec) if spec is not None else None)
+    return session.spark.createDataFrame([(n,) for n in names], "partition string")

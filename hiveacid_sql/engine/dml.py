@@ -1,47 +1,48 @@
-"""Run INSERT / UPDATE / DELETE / TRUNCATE, each in its own transaction.
+"""Run INSERT / UPDATE / DELETE / TRUNCATE inside a transaction (their own, unless one is open).
 
-Order of work (Hive's protocol, section 9.2 of the format reference): open a transaction, take the
-statement's snapshot, allocate the table's write id, write the files, record the components, commit.
-Any failure aborts the transaction; an aborted write id is an exception in every later snapshot, so its
-files are never read, and the directories it wrote are then removed as well (only after the abort is
-recorded, never when the outcome is unknown).
+Each statement: snapshot, the target's write id, statement ids for its legs, an *event frame* (what it
+writes, one row per ACID event: :mod:`hiveacid_sql.exec.events`), the files, then what it wrote is recorded
+in the transaction (partitions and operations for the components, directories for cleanup). Statement-sized
+event sets are written by the driver (one Spark job to compute them, no shuffle, no Python workers); larger
+ones by Spark tasks.
 """
 
 from __future__ import annotations
 
-import contextlib
-import getpass
-import socket
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
-from hiveacid_sql.acid.names import base_dir_name, delete_delta_dir_name, delta_dir_name
 from hiveacid_sql.engine.binder import bound, spark_error
 from hiveacid_sql.engine.plain import write_plain
+from hiveacid_sql.engine.transaction import Transaction
 from hiveacid_sql.errors import HiveAcidError, PlanError
+from hiveacid_sql.exec.events import delete_events, insert_events, update_events
+from hiveacid_sql.exec.routing import bucket_id_column, partition_dir_column, static_partition_name
+from hiveacid_sql.exec.shaping import shape_rows
 from hiveacid_sql.exec.spark_types import to_spark_type
-from hiveacid_sql.exec.tasks import WriteTarget
+from hiveacid_sql.exec.tasks import TableSink
 from hiveacid_sql.exec.write import (
     FileWritten,
     finish_directories,
-    write_inserts,
-    write_inserts_local,
-    write_split_update,
-    write_split_update_local,
+    write_events,
+    write_events_local,
     write_version_file,
 )
 from hiveacid_sql.plan.model import DeletePlan, DmlPlan, InsertPlan, TruncatePlan, UpdatePlan
 from hiveacid_sql.results import DmlResult
 from hiveacid_sql.txn import TableDef
 
+if TYPE_CHECKING:
+    from hiveacid_sql.engine.session import Session
+
 DRIVER_WRITE_MAX_ROWS = "hiveacid.driver.write.max.rows"
 DEFAULT_DRIVER_WRITE_MAX_ROWS = 10_000
-STATEMENT_ID = 0  # single-statement transactions: every leg is statement 0 (walkthrough sections 1-2)
 
 
 @dataclass(frozen=True)
@@ -50,140 +51,180 @@ class _Outcome:
     directories: list[str]
 
 
-def _target(table: TableDef, write_id: int, *, base: bool) -> WriteTarget:
+def _sink(table: TableDef, write_id: int, *, overwrite: bool) -> TableSink:
     _fs, path = filesystem_for(table.location)
-    return WriteTarget(
+    return TableSink(
         fs_uri=table.location,
         location=path,
         columns=tuple((c.name, c.type) for c in table.columns),
         write_id=write_id,
-        statement_id=STATEMENT_ID,
-        insert_dir=base_dir_name(write_id) if base else delta_dir_name(write_id, write_id, STATEMENT_ID),
-        delete_dir=delete_delta_dir_name(write_id, write_id, STATEMENT_ID),
+        overwrite=overwrite,
+        partitioned=table.is_partitioned,
     )
 
 
-def shape_rows(df: DataFrame, table: TableDef, column_order: tuple[str, ...] | None) -> DataFrame:
-    """Map the source's columns by position onto the table's columns, cast as Hive's INSERT does."""
-    width = len(column_order) if column_order is not None else len(table.columns)
-    if len(df.columns) != width:
-        raise PlanError(
-            "Cannot insert into target table because column number/types are different "
-            f"'{table.name}': Table insclause-0 has {width} columns, but query has {len(df.columns)} columns."
-        )
-    source = df.toDF(*[f"__c{i}" for i in range(width)])
-    position = {name: i for i, name in enumerate(column_order)} if column_order is not None else None
-    out = []
-    for i, column in enumerate(table.columns):
-        spark_type = to_spark_type(column.type)
-        idx = i if position is None else position.get(column.name)
-        value = F.lit(None) if idx is None else F.col(f"__c{idx}")
-        out.append(_hive_lengths(value.cast(spark_type), column.type).alias(column.name))
-    return source.select(*out)
+def new_part_dir(table: TableDef, static: str | None = None) -> Column:
+    """The partition directory of a new row, from its partition column values ('' if un-partitioned);
+    ``static``: the directory every row goes to (all partition values constant), no per-row work."""
+    if not table.is_partitioned:
+        return F.lit("")
+    if static is not None:
+        return F.lit(static)
+    keys = [(k.name, parse_hive_type(k.type)) for k in table.partition_keys]
+    return partition_dir_column(keys, [F.col(k) for k, _ in keys])
 
 
-def _hive_lengths(value: Column, hive_type: str) -> Column:
-    """Hive's INSERT rules for ``varchar(n)`` (truncate) and ``char(n)`` (truncate, pad), for every target."""
-    parsed = parse_hive_type(hive_type)
-    if parsed.name == "varchar":
-        return F.substring(value, 1, parsed.length)
-    if parsed.name == "char":
-        return F.rpad(F.substring(value, 1, parsed.length), parsed.length, " ")
-    return value
+def new_bucket_id(table: TableDef) -> Column | None:
+    """The bucket of a new row from its bucketing column values; None for an un-bucketed table."""
+    if not table.is_bucketed:
+        return None
+    types = {c.name: parse_hive_type(c.type) for c in table.columns}
+    cols = [(c, types[c]) for c in table.bucket_cols]
+    return bucket_id_column(cols, [F.col(c) for c, _ in cols], table.num_buckets, table.bucketing_version)
+
+
+def _data_types(table: TableDef) -> list:
+    return [to_spark_type(c.type) for c in table.columns]
+
+
+def _operations(files: list[FileWritten], insert_op: str) -> dict[str, str]:
+    """Partition -> TXN_COMPONENTS operation: 'i' where only inserts landed, ``insert_op``'s kind otherwise."""
+    ops: dict[str, str] = {}
+    for f in files:
+        if f.kind == "delete":
+            ops[f.partition] = insert_op if insert_op in ("u", "d") else "u"
+        else:
+            ops.setdefault(f.partition, "i")
+    return ops
 
 
 class DmlRunner:
     """Executes DML plans against one Session's Spark, store and current database."""
 
-    def __init__(self, session) -> None:  # session: hiveacid_sql.engine.session.Session
+    def __init__(self, session: Session) -> None:
         self.session = session
 
     # -- entry -------------------------------------------------------------------------------------
     def run(self, plan: DmlPlan) -> DmlResult:
-        kind = plan.statement
         started = time.monotonic()
         target = plan.target
         if isinstance(plan, InsertPlan) and not target.is_transactional:
-            return self._insert_plain(plan, kind, started)
+            return self._insert_plain(plan, started)
         if isinstance(plan, TruncatePlan) and not target.is_transactional:
             return self._truncate_plain(plan, started)
-        store = self.session.store
-        txn_id = store.open_txn(getpass.getuser(), socket.gethostname())
-        write_id: int | None = None
-        target_spec: WriteTarget | None = None
-        try:
-            reads = getattr(plan, "reads", None)
-            tables = {(t.db, t.name) for t in (reads.tables if reads else ())} | {(target.db, target.name)}
-            snapshot = store.snapshot(sorted(tables), txn_id)
-            write_id = store.allocate_write_id(txn_id, target.db, target.name)
-            overwrite = isinstance(plan, TruncatePlan) or (isinstance(plan, InsertPlan) and plan.overwrite)
-            target_spec = _target(target, write_id, base=overwrite)
-            outcome = self._execute(plan, snapshot, target_spec)
-            operation = "i" if isinstance(plan, InsertPlan | TruncatePlan) else (
-                "u" if isinstance(plan, UpdatePlan) else "d"
-            )
-            store.add_components(txn_id, target.db, target.name, write_id, operation)
-            store.commit_txn(txn_id)
-        except BaseException as exc:
-            self._abort(txn_id, target_spec)
-            if isinstance(exc, HiveAcidError | KeyboardInterrupt):
+        with self.session.transaction() as txn:
+            try:
+                outcome, write_id = self._execute(plan, txn)
+            except HiveAcidError:
                 raise
-            raise spark_error(exc) from exc
-        return self._result(kind, target, outcome, txn_id, write_id, started, update=isinstance(plan, UpdatePlan))
+            except Exception as exc:
+                raise spark_error(exc) from exc
+        return self._result(plan, outcome, txn.txn_id, write_id, started)
 
     # -- ACID legs --------------------------------------------------------------------------------
-    def _execute(self, plan: DmlPlan, snapshot, target: WriteTarget) -> _Outcome:
-        spark = self.session.spark
-        fs, _ = filesystem_for(target.fs_uri)
+    def _execute(self, plan: DmlPlan, txn: Transaction) -> tuple[_Outcome, int]:
+        target = plan.target
+        reads = getattr(plan, "reads", None)
+        snapshot = txn.snapshot([*(reads.tables if reads else ()), target])
+        write_id = txn.write_id(target)
+        overwrite = isinstance(plan, TruncatePlan) or (isinstance(plan, InsertPlan) and plan.overwrite)
+        sink = _sink(target, write_id, overwrite=overwrite)
+        (stmt,) = txn.statement_ids(1)
+        txn.expect(target, [stmt], overwrite=overwrite)
+        fs, _ = filesystem_for(target.location)
         if isinstance(plan, TruncatePlan):
-            write_version_file(fs, f"{target.location}/{target.insert_dir}")
-            return _Outcome([], [target.insert_dir])
-        with bound(spark, snapshot, self.session.current_db) as binder:
+            return self._truncate(plan, txn, sink, fs, stmt), write_id
+        session = self.session
+        with bound(session.spark, snapshot, session.current_db, session.catalog.list_partitions) as binder:
             if isinstance(plan, InsertPlan):
-                rows = shape_rows(binder.run(plan.source, plan.reads), plan.target, plan.column_order)
+                rows = shape_rows(binder.run(plan.source, plan.reads), target, plan.column_order, plan.static_partitions)
+                static = self._static_part_dir(plan) if self._all_static(plan) else None
+                events = insert_events(
+                    rows, [c.name for c in target.columns], stmt=stmt,
+                    part_dir=new_part_dir(target, static), bucket_id=new_bucket_id(target),
+                )
                 if plan.values:
-                    files = write_inserts_local(rows.toArrow(), target)
+                    files = write_events_local(events.toArrow(), sink)
                 else:
-                    files = write_inserts(rows, target)
+                    files = write_events(events, sink, route="shuffle" if target.is_bucketed else "append")
+                operation = "i"
             elif isinstance(plan, UpdatePlan | DeletePlan):
-                changed = binder.run(plan.source, plan.reads, internal=plan.target)
-                files = self._split_update(changed, target, write_inserts=isinstance(plan, UpdatePlan))
+                changed = binder.run(plan.source, plan.reads, internal=target)
+                events = self._change_events(plan, changed, stmt)
+                files = self._write_changes(events, sink)
+                operation = "u" if isinstance(plan, UpdatePlan) else "d"
             else:  # pragma: no cover - exhaustive over DmlPlan
                 raise PlanError(f"cannot run {type(plan).__name__}")
-        directories = finish_directories(fs, target, files)
-        if isinstance(plan, InsertPlan) and plan.overwrite and target.insert_dir not in directories:
-            write_version_file(fs, f"{target.location}/{target.insert_dir}")  # an empty base still hides older rows
-            directories = sorted([*directories, target.insert_dir])
-        return _Outcome(files, directories)
+        directories = finish_directories(fs, sink, files)
+        if isinstance(plan, InsertPlan) and plan.overwrite:
+            directories = self._empty_bases(plan, sink, fs, directories)
+        txn.record(target, _operations(files, operation), directories, [stmt], overwrite=overwrite)
+        return _Outcome(files, directories), write_id
 
-    def _split_update(self, changed: DataFrame, target: WriteTarget, *, write_inserts: bool) -> list[FileWritten]:
-        """Statement-sized changes are written by the driver (one Spark job, no shuffle, no Python workers);
-        larger ones by Spark tasks. The probe reads at most ``limit + 1`` rows, so the driver never holds more."""
+    def _change_events(self, plan: UpdatePlan | DeletePlan, changed: DataFrame, stmt: int) -> DataFrame:
+        target = plan.target
+        names = [c.name for c in target.columns]
+        if isinstance(plan, DeletePlan):
+            return delete_events(changed, names, stmt=stmt, data_types=_data_types(target))
+        part_dir = new_part_dir(target) if plan.moves_partitions else F.col("__part_dir")
+        bucket = new_bucket_id(target) if plan.moves_buckets else None
+        return update_events(
+            changed, names, stmt=stmt, data_types=_data_types(target), new_part_dir=part_dir, new_bucket_id=bucket
+        )
+
+    def _write_changes(self, events: DataFrame, sink: TableSink) -> list[FileWritten]:
+        """Statement-sized changes are written by the driver, larger ones by Spark tasks. The probe reads at
+        most ``limit + 1`` events, so the driver never holds more."""
         limit = int(self.session.settings.get(DRIVER_WRITE_MAX_ROWS, DEFAULT_DRIVER_WRITE_MAX_ROWS))
         if limit > 0:
-            probe = changed.limit(limit + 1).toArrow()
+            probe = events.limit(limit + 1).toArrow()
             if probe.num_rows <= limit:
-                return write_split_update_local(probe, target, write_inserts=write_inserts)
-        return write_split_update(changed, target, write_inserts=write_inserts)
+                return write_events_local(probe, sink)
+        return write_events(events, sink, route="shuffle")
 
-    def _abort(self, txn_id: int, target: WriteTarget | None) -> None:
-        try:
-            self.session.store.abort_txn(txn_id)
-        except Exception:  # noqa: BLE001 - the original error matters more; the txn times out anyway
-            return
-        if target is None:
-            return
-        fs, _ = filesystem_for(target.fs_uri)
-        for name in {target.insert_dir, target.delete_dir}:
-            with contextlib.suppress(FileNotFoundError, OSError):
-                fs.delete_dir(f"{target.location}/{name}")
+    def _empty_bases(self, plan: InsertPlan, sink: TableSink, fs, directories: list[str]) -> list[str]:
+        """INSERT OVERWRITE that wrote no row into the partition it names (or the table) still hides the old
+        rows there: an empty ``base_W``, as Hive writes."""
+        target = plan.target
+        if target.is_partitioned and not self._all_static(plan):
+            return directories  # dynamic partitions: only those that received rows are overwritten
+        part = self._static_part_dir(plan) if target.is_partitioned else ""
+        base = sink.directory(0, 0)
+        rel = f"{part}/{base}" if part else base
+        if rel not in directories:
+            write_version_file(fs, f"{sink.location.rstrip('/')}/{rel}")
+            directories = sorted([*directories, rel])
+        return directories
+
+    @staticmethod
+    def _all_static(plan: InsertPlan) -> bool:
+        return plan.target.is_partitioned and len(plan.static_partitions) == len(plan.target.partition_keys)
+
+    def _static_part_dir(self, plan: InsertPlan) -> str:
+        keys = [(k.name, parse_hive_type(k.type)) for k in plan.target.partition_keys]
+        values = dict(plan.static_partitions)
+        return static_partition_name(self.session.spark, keys, [F.expr(values[k].sql(dialect="spark")) for k, _ in keys])
+
+    def _truncate(self, plan: TruncatePlan, txn: Transaction, sink: TableSink, fs, stmt: int) -> _Outcome:
+        """TRUNCATE: an empty ``base_W`` in the table (or in every partition), so older snapshots stay readable."""
+        table = plan.target
+        parts = [p.name for p in self.session.catalog.list_partitions(table.db, table.name)] if table.is_partitioned else [""]
+        base = sink.directory(0, stmt)
+        directories = []
+        for part in parts:
+            rel = f"{part}/{base}" if part else base
+            write_version_file(fs, f"{sink.location.rstrip('/')}/{rel}")
+            directories.append(rel)
+        txn.record(table, dict.fromkeys(parts, "i"), directories, [stmt], overwrite=True)
+        return _Outcome([], directories)
 
     # -- plain targets ----------------------------------------------------------------------------
-    def _insert_plain(self, plan: InsertPlan, kind: str, started: float) -> DmlResult:
-        snapshot = self.session.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
+    def _insert_plain(self, plan: InsertPlan, started: float) -> DmlResult:
+        session = self.session
+        snapshot = session.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
         try:
-            with bound(self.session.spark, snapshot, self.session.current_db) as binder:
-                rows = shape_rows(binder.run(plan.source, plan.reads), plan.target, plan.column_order)
+            with bound(session.spark, snapshot, session.current_db, session.catalog.list_partitions) as binder:
+                rows = shape_rows(binder.run(plan.source, plan.reads), plan.target, plan.column_order, ())
                 rows = rows.cache()
                 count = rows.count()
                 write_plain(rows, plan.target, overwrite=plan.overwrite)
@@ -193,12 +234,12 @@ class DmlRunner:
         except Exception as exc:
             raise spark_error(exc) from exc
         return DmlResult(
-            statement=kind,
+            statement=plan.statement,
             table=plan.target.qualified_name,
             num_affected_rows=count,
             num_inserted_rows=count,
             execution_time_ms=int((time.monotonic() - started) * 1000),
-            _spark=self.session.spark,
+            _spark=session.spark,
         )
 
     def _truncate_plain(self, plan: TruncatePlan, started: float) -> DmlResult:
@@ -210,16 +251,16 @@ class DmlRunner:
         return DmlResult("TRUNCATE", plan.target.qualified_name, 0, _spark=self.session.spark,
                          execution_time_ms=int((time.monotonic() - started) * 1000))
 
-    def _result(self, kind, target, outcome: _Outcome, txn_id, write_id, started, *, update: bool) -> DmlResult:
+    def _result(self, plan: DmlPlan, outcome: _Outcome, txn_id: int, write_id: int, started: float) -> DmlResult:
         inserted = sum(f.rows for f in outcome.files if f.kind == "insert")
         deleted = sum(f.rows for f in outcome.files if f.kind == "delete")
-        if update:
+        if isinstance(plan, UpdatePlan):
             counts = {"num_updated_rows": deleted, "num_affected_rows": deleted}
         else:
             counts = {"num_inserted_rows": inserted, "num_deleted_rows": deleted, "num_affected_rows": inserted + deleted}
         return DmlResult(
-            statement=kind,
-            table=target.qualified_name,
+            statement=plan.statement,
+            table=plan.target.qualified_name,
             num_files_written=len(outcome.files),
             txn_id=txn_id,
             write_id=write_id,
@@ -228,3 +269,4 @@ class DmlRunner:
             _spark=self.session.spark,
             **counts,
         )
+

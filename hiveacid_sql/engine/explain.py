@@ -14,7 +14,11 @@ from sqlglot import exp
 from hiveacid_sql.acid.names import base_dir_name, delete_delta_dir_name, delta_dir_name
 from hiveacid_sql.engine.binder import acid_files, bound, write_id_list
 from hiveacid_sql.errors import UnsupportedStatementError
+from hiveacid_sql.exec.pruning import pruned_buckets
+from hiveacid_sql.exec.scan import ScanFiles
 from hiveacid_sql.plan.model import BoundTables, DeletePlan, InsertPlan, QueryPlan, TruncatePlan, UpdatePlan
+from hiveacid_sql.plan.pruning import TablePruning
+from hiveacid_sql.txn import TableDef
 
 if TYPE_CHECKING:
     from hiveacid_sql.engine.session import Session
@@ -33,21 +37,19 @@ def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str
     snapshot = session.store.snapshot(sorted({(t.db, t.name) for t in tables.values()}))
     kind = "UPDATE (split update: delete_delta + delta)" if isinstance(plan, UpdatePlan) else plan.statement
     lines = [f"Statement: {kind}", f"Snapshot: valid txns {snapshot.txns.to_string()}"]
+    reads = _reads(plan)
     for table in tables.values():
         if not table.is_transactional:
             lines.append(f"Read {table.qualified_name} (plain {table.storage_format} table) at {table.location}")
             continue
+        if table.qualified_name not in {t.qualified_name for t in reads.tables}:
+            continue  # an INSERT target: nothing of it is read
         ids = write_id_list(snapshot, table)
-        files = acid_files(table, snapshot)
-        state = files.state
+        pruning = reads.pruning.get(table.qualified_name)
+        files = acid_files(session.spark, table, snapshot, session.catalog.list_partitions, pruning)
         lines.append(f"Read {table.qualified_name} at write ids {ids.to_string()}")
         lines.append(f"  location: {table.location}")
-        lines.append(f"  base: {state.base.name if state.base else '(none)'}")
-        lines.append(f"  insert deltas: {', '.join(d.name for d in state.deltas) or '(none)'}")
-        lines.append(f"  delete deltas: {', '.join(d.name for d in state.delete_deltas) or '(none)'}")
-        if files.original_files:
-            lines.append(f"  original files: {len(files.original_files)}")
-        lines.append(f"  files read: {len(files.data_files) + len(files.original_files)} data, {len(files.delete_files)} delete")
+        lines += _read_lines(session, table, files, pruning)
     if isinstance(plan, UpdatePlan | DeletePlan):
         lines.append("Find rows: " + plan.source.sql(dialect="hiveacid"))
     if target is not None and target.is_transactional:
@@ -61,12 +63,36 @@ def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str
         else:
             writes = [delete_delta_dir_name(next_id, next_id, 0)]
         lines.append(f"Write {target.qualified_name} as write id {next_id} (if no other writer takes it first):")
-        lines += [f"  {target.location.rstrip('/')}/{w}" for w in writes]
+        part = "<partition>/" if target.is_partitioned else ""
+        lines += [f"  {target.location.rstrip('/')}/{part}{w}" for w in writes]
     elif target is not None:
         lines.append(f"Write plain table {target.qualified_name} at {target.location}")
     if extended and isinstance(plan, QueryPlan):
-        with bound(session.spark, snapshot, session.current_db) as binder:
+        with bound(session.spark, snapshot, session.current_db, session.catalog.list_partitions) as binder:
             lines.append("Spark SQL: " + binder.render(plan.query, plan.reads))
+    return lines
+
+
+def _read_lines(session: Session, table: TableDef, files: ScanFiles, pruning: TablePruning | None) -> list[str]:
+    """What one ACID table's snapshot reads: partitions (after pruning), buckets, directories, file counts."""
+    lines = []
+    if table.is_partitioned:
+        total = len(session.catalog.list_partitions(table.db, table.name))
+        how = f" (pruned by {pruning.partition_filter.sql(dialect='hiveacid')})" if pruning and pruning.partition_filter else ""
+        lines.append(f"  partitions read: {len(files.dirs)} of {total}{how}")
+    if pruning is not None and pruning.bucket_values is not None and table.is_bucketed:
+        buckets = pruned_buckets(table, pruning.bucket_values)
+        if buckets is not None:
+            lines.append(f"  buckets read: {', '.join(str(b) for b in sorted(buckets))} of {table.num_buckets}")
+    for d in files.dirs:
+        state = d.state
+        prefix = f"  [{d.part_dir}] " if d.part_dir else "  "
+        lines.append(f"{prefix}base: {state.base.name if state.base else '(none)'}")
+        lines.append(f"{prefix}insert deltas: {', '.join(x.name for x in state.deltas) or '(none)'}")
+        lines.append(f"{prefix}delete deltas: {', '.join(x.name for x in state.delete_deltas) or '(none)'}")
+        if d.original_files:
+            lines.append(f"{prefix}original files: {len(d.original_files)}")
+    lines.append(f"  files read: {len(files.data_files) + len(files.original_files)} data, {len(files.delete_files)} delete")
     return lines
 
 

@@ -9,7 +9,8 @@ store. Queries return a Spark DataFrame, DML returns a :class:`DmlResult`, catal
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from hiveacid_sql.engine import ddl, show
 from hiveacid_sql.engine.binder import bound
 from hiveacid_sql.engine.dml import DmlRunner
 from hiveacid_sql.engine.explain import explain
+from hiveacid_sql.engine.transaction import Transaction
 from hiveacid_sql.errors import HiveAcidError, PlanError, UnsupportedStatementError
 from hiveacid_sql.exec.session import local_session
 from hiveacid_sql.plan.planner import Planner, is_query, where_is
@@ -45,6 +47,7 @@ class Session:
         self._dml = DmlRunner(self)
         self._owns_spark = owns_spark
         self._closed = False
+        self._txn: Transaction | None = None  # an explicit multi-statement transaction, when one is open
         self._handlers: dict[type, Callable[[Statement], Result | None]] = {
             exp.Insert: self._dml_statement,
             exp.Update: self._dml_statement,
@@ -111,9 +114,25 @@ class Session:
     def query_frame(self, tree: exp.Expression) -> DataFrame:
         """A query over snapshot views; every ACID table in it is read at one snapshot."""
         plan = self.planner.plan_query(tree)
-        snapshot = self.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
-        with bound(self.spark, snapshot, self.current_db) as binder:
+        tables = sorted({(t.db, t.name) for t in plan.reads.tables})
+        snapshot = self._txn.snapshot(plan.reads.tables) if self._txn else self.store.snapshot(tables)
+        with bound(self.spark, snapshot, self.current_db, self.catalog.list_partitions) as binder:
             return binder.run(plan.query, plan.reads)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        """The transaction a statement runs in: the open one, or a new one committed when the block ends
+        (aborted, with its files removed, if the block fails)."""
+        if self._txn is not None:
+            yield self._txn
+            return
+        txn = Transaction(self.store)
+        try:
+            yield txn
+            txn.commit()
+        except BaseException:
+            txn.abort()
+            raise
 
     def resolve_location(self, location: str) -> str:
         """Absolute form of a user-given location (relative paths are relative to the working directory)."""
@@ -199,7 +218,9 @@ class Session:
             return show.show_create_table(self, self.planner.resolve(tree.args["target"]))
         if what == "COLUMNS":
             table = self.planner.resolve(tree.args["target"])
-            return self.spark.createDataFrame([(c.name,) for c in table.columns], "field string")
+            return self.spark.createDataFrame([(c.name,) for c in table.all_columns], "field string")
+        if what == "PARTITIONS":
+            return ddl.show_partitions(self, self.planner.resolve(tree.args["target"]), tree.args.get("where"))
         raise UnsupportedStatementError(f"SHOW {what} is not supported yet", st.line, st.col)
 
     def _show_tblproperties(self, st: Statement) -> DataFrame:

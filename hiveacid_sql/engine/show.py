@@ -46,7 +46,10 @@ def show_tblproperties(session: Session, table: TableDef, key: str | None) -> Da
 
 def describe(session: Session, table: TableDef, style: str | None) -> DataFrame:
     """DESCRIBE [EXTENDED|FORMATTED]: columns, then (extended) the table's details as Hive lists them."""
-    rows: list[tuple[str, str, str]] = [(c.name, c.type, c.comment or "") for c in table.columns]
+    rows: list[tuple[str, str, str]] = [(c.name, c.type, c.comment or "") for c in table.all_columns]
+    if table.partition_keys:
+        rows += [("", "", ""), ("# Partition Information", "", ""), ("# col_name", "data_type", "comment")]
+        rows += [(c.name, c.type, c.comment or "") for c in table.partition_keys]
     if style:
         rows += [
             ("", "", ""),
@@ -68,6 +71,8 @@ def describe(session: Session, table: TableDef, style: str | None) -> DataFrame:
             ("InputFormat:", _input_format(table), ""),
             ("OutputFormat:", _output_format(table), ""),
             ("SerDe Library:", _serde(table), ""),
+            ("Num Buckets:", str(table.num_buckets), ""),
+            ("Bucket Columns:", "[" + ", ".join(table.bucket_cols) + "]", ""),
         ]
     return rows_frame(session, rows, "col_name string, data_type string, comment string")
 
@@ -108,6 +113,14 @@ def create_table_text(table: TableDef) -> str:
     lines.append(",\n".join(cols) + ")")
     if table.comment:
         lines.append(f"COMMENT {_quote(table.comment)}")
+    if table.partition_keys:
+        keys = [f"  `{c.name}` {c.type}" + (f" COMMENT {_quote(c.comment)}" if c.comment else "") for c in table.partition_keys]
+        lines.append("PARTITIONED BY (")
+        lines.append(",\n".join(keys) + ")")
+    if table.is_bucketed:
+        lines.append("CLUSTERED BY (")
+        lines.append(",\n".join(f"  {c}" for c in table.bucket_cols) + ")")
+        lines.append(f"INTO {table.num_buckets} BUCKETS")
     lines.append(f"STORED AS {table.storage_format.upper()}")
     lines.append("LOCATION")
     lines.append(f"  {_quote(table.location)}")

@@ -7,6 +7,11 @@ deltas hold rows of several transactions); rows whose ``(originalTransaction, bu
 valid delete event are removed by an anti join. Original (pre-ACID) files get synthetic row ids,
 computed in Python tasks because Spark cannot report a row's position in an ORC file.
 
+Partitioned tables: the chosen files of every partition are read together; each row's partition
+directory comes from the file's path (``_metadata.file_path``), which gives both the partition column
+values and the key of the delete anti join. (Spark's own partition discovery cannot be used: it adds the
+partition columns to the schema ORC is asked for, which then no longer matches the six ACID columns.)
+
 Spark pitfall (walkthrough section 7): the ORC library re-wraps any request that is not exactly the
 six ACID columns, so every scan here filters on all six top-level columns; pruning inside ``row``
 still works.
@@ -15,6 +20,7 @@ still works.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -25,34 +31,61 @@ from pyspark.sql import types as T
 
 from hiveacid_sql.acid.codec import encode_bucket
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
-from hiveacid_sql.acid.listing import list_acid_dir
-from hiveacid_sql.acid.names import parse_original_file
+from hiveacid_sql.acid.listing import filesystem_for, list_acid_dir
+from hiveacid_sql.acid.names import parse_bucket_file, parse_original_file
 from hiveacid_sql.acid.orc_footer import OrcFooter, read_footer
+from hiveacid_sql.acid.partitions import DEFAULT_PARTITION_NAME
 from hiveacid_sql.acid.state import AcidState, get_acid_state
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.errors import AcidFormatError
 from hiveacid_sql.exec.columns import to_table_type
 from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
+from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID
 
 ROW_ID = "row__id"
-OWID, BUCKET, ROWID = "__owid", "__bucket", "__rowid"
 _EVENT_PREFIX = ["operation", "originalTransaction", "bucket", "rowId", "currentTransaction"]
 
 
 @dataclass(frozen=True)
-class ScanFiles:
-    """What a snapshot reads: absolute paths grouped by role, for EXPLAIN and for the scan itself."""
+class DirFiles:
+    """What a snapshot reads in one ACID directory (the table, or one partition): absolute paths by role."""
 
+    part_dir: str  # '' for an un-partitioned table, else Hive's escaped ``p=v/q=w``
     state: AcidState
     data_files: tuple[str, ...]
     delete_files: tuple[str, ...]
     original_files: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class ScanFiles:
+    """What a snapshot reads, per ACID directory, for EXPLAIN and for the scan itself."""
+
+    dirs: tuple[DirFiles, ...]
+
+    @property
+    def state(self) -> AcidState:
+        """The state of an un-partitioned table's single directory."""
+        return self.dirs[0].state
+
+    @property
+    def data_files(self) -> tuple[str, ...]:
+        return tuple(p for d in self.dirs for p in d.data_files)
+
+    @property
+    def delete_files(self) -> tuple[str, ...]:
+        return tuple(p for d in self.dirs for p in d.delete_files)
+
+    @property
+    def original_files(self) -> tuple[str, ...]:
+        return tuple(p for d in self.dirs for p in d.original_files)
+
+
 def frame_schema(table_columns: Sequence[tuple[str, HiveType]]) -> T.StructType:
-    """Schema of a scan's frame: the internal row-id columns, then the table columns."""
+    """Schema of a scan's frame before partition columns: partition dir, row-id columns, table columns."""
     return T.StructType(
         [
+            T.StructField(PART_DIR, T.StringType()),
             T.StructField(OWID, T.LongType()),
             T.StructField(BUCKET, T.IntegerType()),
             T.StructField(ROWID, T.LongType()),
@@ -71,19 +104,47 @@ def join_path(base: str, rel: str) -> str:
     return base.rstrip("/") + "/" + rel.lstrip("/")
 
 
-def snapshot_files(fs: pafs.FileSystem, location: str, write_ids: ValidWriteIdList) -> ScanFiles:
-    """List the table directory and choose the snapshot's files (no data read yet)."""
-    state = get_acid_state(list_acid_dir(fs, location), write_ids)
+def _bucket_of(path: str) -> int | None:
+    name = path.rsplit("/", 1)[-1]
+    parsed = parse_original_file(name)
+    return parse_bucket_file(name) if parsed is None else parsed[0]
+
+
+def dir_files(
+    fs: pafs.FileSystem,
+    location: str,
+    write_ids: ValidWriteIdList,
+    part_dir: str = "",
+    buckets: frozenset[int] | None = None,
+) -> DirFiles:
+    """List one ACID directory and choose the snapshot's files (no data read yet).
+
+    ``buckets`` (bucket pruning) keeps only the ``bucket_N`` files (and originals) of those bucket ids.
+    """
+    root = join_path(location, part_dir) if part_dir else location
+    state = get_acid_state(list_acid_dir(fs, root), write_ids)
     data: list[str] = []
     if state.base is not None:
-        data += [join_path(location, f.path) for f in state.base_files]
+        data += [join_path(root, f.path) for f in state.base_files]
     for delta in state.deltas:
-        data += [join_path(location, f.path) for f in state.delta_files.get(delta.name, ())]
-    deletes = [
-        join_path(location, f.path) for d in state.delete_deltas for f in state.delta_files.get(d.name, ())
-    ]
-    originals = [join_path(location, f.path) for f in state.originals]
-    return ScanFiles(state, tuple(data), tuple(deletes), tuple(originals))
+        data += [join_path(root, f.path) for f in state.delta_files.get(delta.name, ())]
+    deletes = [join_path(root, f.path) for d in state.delete_deltas for f in state.delta_files.get(d.name, ())]
+    originals = [join_path(root, f.path) for f in state.originals]
+    if buckets is not None:
+        data, deletes = [p for p in data if _bucket_of(p) in buckets], [p for p in deletes if _bucket_of(p) in buckets]
+        originals = [p for p in originals if _bucket_of(p) in buckets]
+    return DirFiles(part_dir, state, tuple(data), tuple(deletes), tuple(originals))
+
+
+def snapshot_files(
+    fs: pafs.FileSystem,
+    location: str,
+    write_ids: ValidWriteIdList,
+    part_dirs: Sequence[str] = ("",),
+    buckets: frozenset[int] | None = None,
+) -> ScanFiles:
+    """The snapshot's files of the table (``part_dirs`` = the partitions to read, already pruned)."""
+    return ScanFiles(tuple(dir_files(fs, location, write_ids, d, buckets) for d in part_dirs))
 
 
 def _valid_write_id(col: Column, write_ids: ValidWriteIdList) -> Column:
@@ -124,7 +185,38 @@ def _group_by_schema(footers: Iterable[OrcFooter]) -> dict[str, list[OrcFooter]]
     return groups
 
 
-def _read_events(spark: SparkSession, footers: list[OrcFooter]) -> tuple[DataFrame, list[tuple[str, HiveType]]]:
+def _uri_decode(col: Column) -> Column:
+    """Undo one level of %XX escaping ('+' kept as is); text that is not valid escaping stays unchanged."""
+    return F.coalesce(F.try_url_decode(F.replace(col, F.lit("+"), F.lit("%2B"))), col)
+
+
+def part_dir_of_file(keys: Sequence[str]) -> Column:
+    """The partition directory (Hive's escaped ``k1=v1/k2=v2``) of each row's file, from Spark's file path.
+
+    Spark reports file paths URI-encoded (``p=a%20b``); the last run of ``k1=../k2=..`` segments is the
+    partition, whatever the depth of the file below it. Un-partitioned tables: ''.
+    """
+    if not keys:
+        return F.lit("")
+    pattern = "^.*/(" + "/".join(re.escape(k) + "=[^/]*" for k in keys) + ")/"
+    return _uri_decode(F.regexp_extract(F.col("_metadata.file_path"), pattern, 1))
+
+
+def partition_values(part_dir: Column, partition_columns: Sequence[tuple[str, HiveType]]) -> list[Column]:
+    """Typed partition column values from a partition directory name (Hive's unescaping, default -> NULL)."""
+    out = []
+    parts = F.split(part_dir, "/")
+    for i, (name, htype) in enumerate(partition_columns):
+        segment = parts.getItem(i)
+        raw = _uri_decode(segment.substr(F.instr(segment, "=") + 1, F.lit(1 << 30)))
+        value = F.when(raw == F.lit(DEFAULT_PARTITION_NAME), F.lit(None)).otherwise(raw)
+        out.append(value.cast(to_spark_type(htype)).alias(name))
+    return out
+
+
+def _read_events(
+    spark: SparkSession, footers: list[OrcFooter], keys: Sequence[str]
+) -> tuple[DataFrame, list[tuple[str, HiveType]]]:
     """Spark DataFrame over event files that share one physical schema, asking for all six columns."""
     row_fields = _row_fields(footers[0])
     root = parse_hive_type(footers[0].type_string)
@@ -135,23 +227,25 @@ def _read_events(spark: SparkSession, footers: list[OrcFooter]) -> tuple[DataFra
     keep_all_six = (
         cols[0].isNotNull() & cols[1].isNotNull() & cols[2].isNotNull() & cols[3].isNotNull() & cols[4].isNotNull()
     )
-    return df.where(keep_all_six | cols[5].isNotNull()), row_fields
+    df = df.where(keep_all_six | cols[5].isNotNull()).withColumn(PART_DIR, part_dir_of_file(keys))
+    return df, row_fields
 
 
 def _insert_frame(
     spark: SparkSession,
     footers: list[OrcFooter],
     table_columns: Sequence[tuple[str, HiveType]],
+    keys: Sequence[str],
     write_ids: ValidWriteIdList | None,
 ) -> DataFrame:
     """Insert events of ``footers``; rows of write ids not valid in ``write_ids`` dropped (None: keep all)."""
-    df, row_fields = _read_events(spark, footers)
+    df, row_fields = _read_events(spark, footers, keys)
     root = parse_hive_type(footers[0].type_string)
     op, owid, bucket, rowid, cwid, row = (name for name, _ in root.fields)
     df = df.where((F.col(op) == 0) & F.col(row).isNotNull())
     if write_ids is not None:
         df = df.where(_valid_write_id(F.col(cwid), write_ids))
-    out = [F.col(owid).alias(OWID), F.col(bucket).alias(BUCKET), F.col(rowid).alias(ROWID)]
+    out = [F.col(PART_DIR), F.col(owid).alias(OWID), F.col(bucket).alias(BUCKET), F.col(rowid).alias(ROWID)]
     for i, (name, htype) in enumerate(table_columns):
         if i < len(row_fields):
             phys_name, phys_type = row_fields[i]
@@ -161,40 +255,44 @@ def _insert_frame(
     return df.select(*out)
 
 
-def _delete_frame(spark: SparkSession, footers: list[OrcFooter], write_ids: ValidWriteIdList) -> DataFrame:
-    df, _ = _read_events(spark, footers)
+def _delete_frame(
+    spark: SparkSession, footers: list[OrcFooter], keys: Sequence[str], write_ids: ValidWriteIdList
+) -> DataFrame:
+    df, _ = _read_events(spark, footers, keys)
     root = parse_hive_type(footers[0].type_string)
     op, owid, bucket, rowid, cwid, _row = (name for name, _ in root.fields)
     df = df.where((F.col(op) == 2) & _valid_write_id(F.col(cwid), write_ids))
-    return df.select(F.col(owid).alias(OWID), F.col(bucket).alias(BUCKET), F.col(rowid).alias(ROWID))
+    return df.select(F.col(PART_DIR), F.col(owid).alias(OWID), F.col(bucket).alias(BUCKET), F.col(rowid).alias(ROWID))
 
 
 def _originals_frame(
     spark: SparkSession,
     fs_uri: str,
-    footers: list[OrcFooter],
-    original_paths: Sequence[str],
+    footers: dict[str, OrcFooter],
+    dirs: Sequence[DirFiles],
     table_columns: Sequence[tuple[str, HiveType]],
-) -> DataFrame:
+) -> DataFrame | None:
     """Original files with Hive's synthetic row ids: per bucket id, row counts of earlier files + position."""
-    offsets: dict[int, int] = {}
     jobs = []
-    by_path = {f.path: f for f in footers}
-    for path in original_paths:  # already in Hive's Path order
-        parsed = parse_original_file(path.rsplit("/", 1)[-1])
-        bucket_id = parsed[0] if parsed else 0
-        start = offsets.get(bucket_id, 0)
-        n = by_path[path].num_rows
-        offsets[bucket_id] = start + n
-        if n:
-            jobs.append((path, encode_bucket(bucket_id, 0), start))
-    out_schema = frame_schema(table_columns)
+    for d in dirs:
+        offsets: dict[int, int] = {}
+        for path in d.original_files:  # already in Hive's Path order
+            if path not in footers:
+                continue  # an ACID-schema file in an original's place, read as events
+            parsed = parse_original_file(path.rsplit("/", 1)[-1])
+            bucket_id = parsed[0] if parsed else 0
+            start = offsets.get(bucket_id, 0)
+            n = footers[path].num_rows
+            offsets[bucket_id] = start + n
+            if n:
+                jobs.append((path, encode_bucket(bucket_id, 0), start, d.part_dir))
     if not jobs:
-        return spark.createDataFrame([], out_schema)
+        return None
     from hiveacid_sql.exec.tasks import read_originals_task
 
+    out_schema = frame_schema(table_columns)
     col_types = [(n, t.to_string()) for n, t in table_columns]
-    job_df = spark.createDataFrame(jobs, "path string, bucket int, start long").repartition(
+    job_df = spark.createDataFrame(jobs, "path string, bucket int, start long, part_dir string").repartition(
         min(len(jobs), 64)
     )
     return job_df.mapInArrow(read_originals_task(fs_uri, col_types, out_schema), out_schema)
@@ -204,17 +302,21 @@ def scan_table(
     spark: SparkSession,
     fs: pafs.FileSystem,
     fs_uri: str,
-    location: str,
     table_columns: Sequence[tuple[str, HiveType]],
+    partition_columns: Sequence[tuple[str, HiveType]],
     write_ids: ValidWriteIdList,
-    *,
-    files: ScanFiles | None = None,
+    files: ScanFiles,
 ) -> DataFrame:
-    """Live rows of the snapshot: internal row-id columns ``__owid, __bucket, __rowid`` + table columns."""
-    files = files or snapshot_files(fs, location, write_ids)
+    """Live rows of the snapshot's files.
+
+    Columns: ``__part_dir``, the row id ``__owid, __bucket, __rowid``, the table's data columns, then its
+    partition columns (read from the directory names, as Hive does: partition values are not in the files).
+    """
+    keys = [n for n, _ in partition_columns]
     data_footers = [read_footer(fs, p) for p in files.data_files]
     frames = [
-        _insert_frame(spark, group, table_columns, write_ids) for group in _group_by_schema(data_footers).values()
+        _insert_frame(spark, group, table_columns, keys, write_ids)
+        for group in _group_by_schema(data_footers).values()
     ]
     if files.original_files:
         orig_footers = [read_footer(fs, p) for p in files.original_files]
@@ -224,21 +326,39 @@ def scan_table(
         event_footers = [f for f in orig_footers if f.num_rows and _is_event_file(f)]
         event_paths = {f.path for f in event_footers}
         frames += [
-            _insert_frame(spark, group, table_columns, None)
-            for group in _group_by_schema(event_footers).values()
+            _insert_frame(spark, group, table_columns, keys, None) for group in _group_by_schema(event_footers).values()
         ]
-        originals = [p for p in files.original_files if p not in event_paths]
-        if originals:
-            frames.append(_originals_frame(spark, fs_uri, orig_footers, originals, table_columns))
+        plain = {f.path: f for f in orig_footers if f.path not in event_paths}
+        originals = _originals_frame(spark, fs_uri, plain, files.dirs, table_columns)
+        if originals is not None:
+            frames.append(originals)
     if not frames:
-        return spark.createDataFrame([], frame_schema(table_columns))
-    data = union_all(frames)
-    delete_footers = [read_footer(fs, p) for p in files.delete_files]
-    delete_groups = list(_group_by_schema(delete_footers).values())
-    if delete_groups:
-        deletes = union_all([_delete_frame(spark, group, write_ids) for group in delete_groups])
-        data = data.join(deletes, on=[OWID, BUCKET, ROWID], how="left_anti")
+        data = spark.createDataFrame([], frame_schema(table_columns))
+    else:
+        data = union_all(frames)
+        delete_footers = [read_footer(fs, p) for p in files.delete_files]
+        delete_groups = list(_group_by_schema(delete_footers).values())
+        if delete_groups:
+            deletes = union_all([_delete_frame(spark, group, keys, write_ids) for group in delete_groups])
+            data = data.join(deletes, on=[PART_DIR, OWID, BUCKET, ROWID], how="left_anti")
+    if partition_columns:
+        data = data.select("*", *partition_values(F.col(PART_DIR), partition_columns))
     return data
+
+
+def scan_location(
+    spark: SparkSession,
+    location: str,
+    table_columns: Sequence[tuple[str, HiveType]],
+    write_ids: ValidWriteIdList,
+    *,
+    partition_columns: Sequence[tuple[str, HiveType]] = (),
+    part_dirs: Sequence[str] = ("",),
+) -> DataFrame:
+    """List and read a table location at ``write_ids`` (no catalog): :func:`snapshot_files` + :func:`scan_table`."""
+    fs, path = filesystem_for(location)
+    files = snapshot_files(fs, path, write_ids, part_dirs)
+    return scan_table(spark, fs, location, table_columns, partition_columns, write_ids, files)
 
 
 def with_row_id(df: DataFrame) -> DataFrame:
@@ -251,9 +371,8 @@ def with_row_id(df: DataFrame) -> DataFrame:
     )
 
 
-def user_columns(df: DataFrame, table_columns: Sequence[tuple[str, HiveType]], *, row_id: bool) -> DataFrame:
-    """Only what a query may name: the table columns, plus ``row__id`` when asked for."""
-    cols = [F.col(n) for n, _ in table_columns]
-    if row_id:
-        return with_row_id(df).select(F.col(ROW_ID), *cols)
-    return df.select(*cols)
+def user_columns(df: DataFrame, columns: Sequence[str], *, row_id: bool) -> DataFrame:
+    """Only what a query may name: the table's columns (partition columns last), plus ``row__id`` (added by
+    :func:`with_row_id`) when asked."""
+    cols = [F.col(n) for n in columns]
+    return df.select(F.col(ROW_ID), *cols) if row_id else df.select(*cols)

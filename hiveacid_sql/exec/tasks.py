@@ -3,6 +3,12 @@
 Each factory returns a plain ``Iterator[RecordBatch] -> Iterator[RecordBatch]`` function holding only
 picklable values (strings, ints), so it ships to executors as is. Writers return one small stats row
 per file written; no table data ever travels back to the driver.
+
+The writer consumes an *event frame* (see :mod:`hiveacid_sql.exec.events`): one row per ACID event with
+``__op`` (0 insert, 2 delete), ``__stmt`` (statement id), ``__part_dir`` (the partition directory relative
+to the table, '' when unpartitioned), ``__bucket_id``, the row id of the deleted (or updated) row and the
+table's data columns. Rows arrive grouped by ``(__op, __stmt, __part_dir, __bucket_id)``; every group is
+one ``bucket_N`` file in ``<part_dir>/<delta|delete_delta|base dir>/``.
 """
 
 from __future__ import annotations
@@ -12,32 +18,53 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-STATS_SCHEMA = "directory string, path string, kind string, bucket_id int, rows long, key_index string"
+STATS_SCHEMA = (
+    "partition string, directory string, path string, kind string, bucket_id int, statement_id int, rows long"
+)
 _STATS_ARROW = pa.schema(
     [
+        ("partition", pa.string()),
         ("directory", pa.string()),
         ("path", pa.string()),
         ("kind", pa.string()),
         ("bucket_id", pa.int32()),
+        ("statement_id", pa.int32()),
         ("rows", pa.int64()),
-        ("key_index", pa.string()),
     ]
 )
+
+OP, STMT, PART_DIR, BUCKET_ID = "__op", "__stmt", "__part_dir", "__bucket_id"
+OWID, BUCKET, ROWID = "__owid", "__bucket", "__rowid"
+GROUP_KEYS = (OP, STMT, PART_DIR, BUCKET_ID)
+#: Bucket id of a fresh insert into an un-bucketed table before it is given one (the writer's task id).
+UNASSIGNED_BUCKET = -1
+OP_INSERT, OP_DELETE = 0, 2
 
 TaskFn = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
 
 @dataclass(frozen=True)
-class WriteTarget:
-    """Where and how a statement writes: table location, column types, write id and statement id."""
+class TableSink:
+    """Where and how one statement writes one table: location, data columns, write id.
+
+    ``overwrite`` sends insert events to ``base_W`` (INSERT OVERWRITE) instead of ``delta_W_W_S``.
+    """
 
     fs_uri: str
     location: str
-    columns: tuple[tuple[str, str], ...]  # (name, Hive type string) in table order
+    columns: tuple[tuple[str, str], ...]  # (name, Hive type string) in table order, partition columns excluded
     write_id: int
-    statement_id: int
-    insert_dir: str  # delta_W_W_SSSS or base_W
-    delete_dir: str  # delete_delta_W_W_SSSS
+    overwrite: bool = False
+    partitioned: bool = False
+
+    def directory(self, op: int, statement_id: int) -> str:
+        """The ACID directory name events of ``op`` from statement ``statement_id`` go to."""
+        from hiveacid_sql.acid.names import base_dir_name, delete_delta_dir_name, delta_dir_name
+
+        w = self.write_id
+        if op == OP_DELETE:
+            return delete_delta_dir_name(w, w, statement_id)
+        return base_dir_name(w) if self.overwrite else delta_dir_name(w, w, statement_id)
 
 
 def _partition_id() -> int:
@@ -47,119 +74,146 @@ def _partition_id() -> int:
     return ctx.partitionId() if ctx is not None else 0
 
 
-def _stats_batch(rows: list[dict]) -> pa.RecordBatch:
-    return pa.RecordBatch.from_pylist(rows, schema=_STATS_ARROW)
-
-
 class _FileSink:
-    """One open ``bucket_N`` event file, created on first event."""
+    """One open ``bucket_N`` event file of one group, created on its group's first event."""
 
-    def __init__(self, target: WriteTarget, directory: str, bucket_id: int, kind: str) -> None:
+    def __init__(self, sink: TableSink, key: tuple[int, int, str, int]) -> None:
         from hiveacid_sql.acid.hive_types import parse_hive_type
         from hiveacid_sql.acid.listing import filesystem_for
         from hiveacid_sql.acid.names import bucket_file_name
         from hiveacid_sql.acid.orc_writer import AcidEventWriter
 
-        fs, root = filesystem_for(target.fs_uri)
-        self.directory = directory
-        self.kind = kind
-        self.bucket_id = bucket_id
-        dir_path = f"{target.location.rstrip('/')}/{directory}"
+        op, stmt, part_dir, bucket_id = key
+        fs, _root = filesystem_for(sink.fs_uri)
+        self.key = key
+        self.partition = part_dir
+        name = sink.directory(op, stmt)
+        self.directory = f"{part_dir}/{name}" if part_dir else name
+        dir_path = f"{sink.location.rstrip('/')}/{self.directory}"
         fs.create_dir(dir_path, recursive=True)
         self.path = f"{dir_path}/{bucket_file_name(bucket_id)}"
         self._stream = fs.open_output_stream(self.path)
-        columns = [(n, parse_hive_type(t)) for n, t in target.columns]
+        columns = [(n, parse_hive_type(t)) for n, t in sink.columns]
         self.writer = AcidEventWriter(self._stream, columns, path=self.path)
+        self.next_row_id = 0
 
     def close(self) -> dict:
         stats = self.writer.close()
         self._stream.close()
+        op, stmt, _part, bucket_id = self.key
         return {
+            "partition": self.partition,
             "directory": self.directory,
             "path": self.path,
-            "kind": self.kind,
-            "bucket_id": self.bucket_id,
+            "kind": "delete" if op == OP_DELETE else "insert",
+            "bucket_id": bucket_id,
+            "statement_id": stmt,
             "rows": stats.rows,
-            "key_index": stats.key_index,
         }
 
 
-def insert_task(target: WriteTarget) -> TaskFn:
-    """Write every row of the partition as insert events into ``<insert_dir>/bucket_<partition id>``.
+def _runs(batch: pa.RecordBatch) -> list[tuple[int, int]]:
+    """``(start, stop)`` of the runs of equal group keys in a batch (rows arrive grouped)."""
+    import numpy as np
+    import pyarrow.compute as pc
 
-    Un-bucketed tables get one file per writer task, as Hive's FileSinkOperator does; row ids run 0..n-1.
+    n = batch.num_rows
+    if n == 0:
+        return []
+    change = np.zeros(n - 1, dtype=bool)
+    for key in GROUP_KEYS:
+        col = batch.column(key)
+        left, right = col.slice(0, n - 1), col.slice(1)
+        differs = pc.not_equal(left, right)
+        # NULL keys never occur (the event frame fills every key), so a null comparison means "equal".
+        change |= np.asarray(differs.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
+    starts = [0, *(np.flatnonzero(change) + 1).tolist()]
+    return list(zip(starts, [*starts[1:], n], strict=True))
+
+
+def _events(sink: TableSink, file: _FileSink, rows: pa.RecordBatch, data_names: Sequence[str]) -> pa.Table:
+    """The six ACID columns for one run of rows of one group."""
+    import numpy as np
+
+    from hiveacid_sql.acid.codec import encode_bucket
+
+    op, stmt, _part, bucket_id = file.key
+    n = rows.num_rows
+    w = sink.write_id
+    if op == OP_DELETE:
+        owid, bucket, rowid = rows.column(OWID), rows.column(BUCKET), rows.column(ROWID)
+        data = rows.select(list(data_names))
+        row = pa.nulls(n, pa.struct(data.schema))
+    else:
+        owid = pa.array(np.full(n, w, dtype=np.int64))
+        bucket = pa.array(np.full(n, encode_bucket(bucket_id, stmt), dtype=np.int32))
+        rowid = pa.array(np.arange(file.next_row_id, file.next_row_id + n, dtype=np.int64))
+        file.next_row_id += n
+        data = rows.select(list(data_names))
+        row = pa.StructArray.from_arrays(data.columns, fields=list(data.schema))
+    return pa.Table.from_arrays(
+        [
+            pa.array(np.full(n, op, dtype=np.int32)),
+            owid,
+            bucket,
+            rowid,
+            pa.array(np.full(n, w, dtype=np.int64)),
+            row,
+        ],
+        names=["operation", "originalTransaction", "bucket", "rowId", "currentTransaction", "row"],
+    )
+
+
+def write_events_task(sink: TableSink) -> TaskFn:
+    """Write an event frame's rows (grouped by ``(__op, __stmt, __part_dir, __bucket_id)``) as ACID files.
+
+    Insert events get row ids 0..n-1 per file in arrival order; delete events keep the deleted row's id.
+    A bucket id of -1 (a fresh insert into an un-bucketed table) becomes this task's partition id, as Hive's
+    FileSinkOperator names un-bucketed files after the writer task.
     """
+    data_names = [n for n, _ in sink.columns]
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from hiveacid_sql.acid.codec import encode_bucket
-        from hiveacid_sql.acid.hive_types import parse_hive_type
-        from hiveacid_sql.acid.orc_writer import row_converter
+        import pyarrow.compute as pc
 
-        bucket_id = _partition_id()
-        convert = row_converter([(n, parse_hive_type(t)) for n, t in target.columns])
-        bucket = encode_bucket(bucket_id, target.statement_id)
-        sink: _FileSink | None = None
-        row_id = 0
-        for batch in batches:
-            for row in batch.to_pylist():
-                if sink is None:
-                    sink = _FileSink(target, target.insert_dir, bucket_id, "insert")
-                sink.writer.insert(target.write_id, bucket, row_id, convert(row))
-                row_id += 1
-        if sink is not None:
-            yield _stats_batch([sink.close()])
-
-    return run
-
-
-def split_update_task(target: WriteTarget, *, write_inserts: bool) -> TaskFn:
-    """Delete events for old row ids and (for UPDATE) insert events for the new versions.
-
-    Input rows are sorted by (bucket id, __owid, __bucket, __rowid). Each delete event goes to
-    ``delete_delta/bucket_<bucket id of the deleted row>`` and the new version stays in that bucket
-    (Hive's rule), in ``delta/bucket_<same id>`` with row ids 0..k-1 in old-row-id order.
-    """
-
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from hiveacid_sql.acid.codec import decode_bucket_id, encode_bucket
-        from hiveacid_sql.acid.hive_types import parse_hive_type
-        from hiveacid_sql.acid.orc_writer import row_converter
-
-        convert = row_converter([(n, parse_hive_type(t)) for n, t in target.columns])
-        names = [n for n, _ in target.columns]
-        current: int | None = None
-        deletes: _FileSink | None = None
-        inserts: _FileSink | None = None
-        row_id = 0
+        task_bucket = None
+        current: _FileSink | None = None
         done: list[dict] = []
-        for batch in batches:
-            for row in batch.to_pylist():
-                bucket_id = decode_bucket_id(row["__bucket"])
-                if bucket_id != current:
-                    for sink in (deletes, inserts):
-                        if sink is not None:
-                            done.append(sink.close())
-                    current, row_id = bucket_id, 0
-                    deletes = _FileSink(target, target.delete_dir, bucket_id, "delete")
-                    inserts = _FileSink(target, target.insert_dir, bucket_id, "insert") if write_inserts else None
-                deletes.writer.delete(row["__owid"], row["__bucket"], row["__rowid"], target.write_id)
-                if inserts is not None:
-                    values = convert({n: row[n] for n in names})
-                    inserts.writer.insert(
-                        target.write_id, encode_bucket(bucket_id, target.statement_id), row_id, values
-                    )
-                    row_id += 1
-        for sink in (deletes, inserts):
-            if sink is not None:
-                done.append(sink.close())
+        try:
+            for batch in batches:
+                if batch.num_rows == 0:
+                    continue
+                buckets = batch.column(BUCKET_ID)
+                if pc.any(pc.equal(buckets, UNASSIGNED_BUCKET)).as_py():
+                    task_bucket = _partition_id() if task_bucket is None else task_bucket
+                    fixed = pc.if_else(pc.equal(buckets, UNASSIGNED_BUCKET), task_bucket, buckets)
+                    batch = batch.set_column(batch.schema.get_field_index(BUCKET_ID), BUCKET_ID, fixed)
+                for start, stop in _runs(batch):
+                    rows = batch.slice(start, stop - start)
+                    key = tuple(rows.column(k)[0].as_py() for k in GROUP_KEYS)
+                    if current is None or current.key != key:
+                        if current is not None:
+                            done.append(current.close())
+                        current = _FileSink(sink, key)  # type: ignore[arg-type]
+                    current.writer.write_batch(_events(sink, current, rows, data_names))
+            if current is not None:
+                done.append(current.close())
+                current = None
+        finally:
+            if current is not None:  # a failure mid-file: leave nothing half-open
+                current._stream.close()
         if done:
-            yield _stats_batch(done)
+            yield pa.RecordBatch.from_pylist(done, schema=_STATS_ARROW)
 
     return run
 
 
 def read_originals_task(fs_uri: str, columns: Sequence[tuple[str, str]], out_schema) -> TaskFn:
-    """Read original (pre-ACID) ORC files by position and give each row Hive's synthetic row id."""
+    """Read original (pre-ACID) ORC files by position and give each row Hive's synthetic row id.
+
+    Job rows: ``path``, ``bucket`` (encoded bucket property), ``start`` (row id of the file's first row) and
+    ``part_dir`` (the partition directory the file belongs to), passed through to the output.
+    """
     from pyspark.sql.pandas.types import to_arrow_schema
 
     arrow_schema = to_arrow_schema(out_schema)
@@ -179,6 +233,7 @@ def read_originals_task(fs_uri: str, columns: Sequence[tuple[str, str]], out_sch
                 n = table.num_rows
                 start = item["start"]
                 arrays = [
+                    pa.repeat(pa.scalar(item["part_dir"], pa.string()), n),
                     pa.repeat(pa.scalar(0, pa.int64()), n),
                     pa.repeat(pa.scalar(item["bucket"], pa.int32()), n),
                     pa.array(np.arange(start, start + n, dtype=np.int64)),

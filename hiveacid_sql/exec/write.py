@@ -1,5 +1,14 @@
 """Run the writers of a statement: on Spark for data-sized input, on the driver for statement-sized input.
 
+Two ways to bring an event frame's groups together on Spark:
+
+* ``append``: fresh inserts into an un-bucketed table. No shuffle: every task writes its own rows as
+  ``bucket_<task id>`` (sorted by partition directory first when the table is partitioned), as Hive's
+  un-bucketed writers do. At most 4096 tasks, the number of bucket ids BucketCodec V1 can hold.
+* ``shuffle``: everything else (deletes, updates, bucketed tables, MERGE). Rows are hash-partitioned by
+  ``(op, statement, partition, bucket)`` and sorted by that key and the row id, so each group lands in
+  exactly one task and becomes exactly one file, with delete events in ROW__ID order.
+
 After the files are written the driver drops ``_orc_acid_version`` (the single byte ``2``) into every
 directory that received a file, as Hive's OrcRecordUpdater does; directories are never created empty,
 except the base of an INSERT OVERWRITE / TRUNCATE, which must exist to hide older data.
@@ -9,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -16,76 +26,90 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from hiveacid_sql.acid.names import ACID_VERSION_CONTENT, ACID_VERSION_FILE
-from hiveacid_sql.exec.scan import BUCKET, OWID, ROWID
-from hiveacid_sql.exec.tasks import STATS_SCHEMA, WriteTarget, insert_task, split_update_task
+from hiveacid_sql.exec.tasks import (
+    BUCKET,
+    BUCKET_ID,
+    GROUP_KEYS,
+    OWID,
+    PART_DIR,
+    ROWID,
+    STATS_SCHEMA,
+    UNASSIGNED_BUCKET,
+    TableSink,
+    write_events_task,
+)
 
 MAX_WRITERS = 4096  # BucketCodec V1 holds bucket ids 0..4095
+Route = Literal["append", "shuffle"]
+_SORT_KEYS = [*GROUP_KEYS, OWID, BUCKET, ROWID]
 
 
 @dataclass(frozen=True)
 class FileWritten:
-    """One event file a statement wrote."""
+    """One event file a statement wrote; ``directory`` is relative to the table (partition included)."""
 
+    partition: str
     directory: str
     path: str
     kind: str  # "insert" | "delete"
     bucket_id: int
+    statement_id: int
     rows: int
 
 
 def _files(rows: Iterable[dict]) -> list[FileWritten]:
-    return [FileWritten(r["directory"], r["path"], r["kind"], r["bucket_id"], r["rows"]) for r in rows]
+    return [
+        FileWritten(r["partition"], r["directory"], r["path"], r["kind"], r["bucket_id"], r["statement_id"], r["rows"])
+        for r in rows
+    ]
 
 
-def _collect(stats_df: DataFrame) -> list[FileWritten]:
-    """Stats rows of a Spark write job (one small row per file)."""
-    return _files(r.asDict() for r in stats_df.collect())
+def write_events(events: DataFrame, sink: TableSink, *, route: Route) -> list[FileWritten]:
+    """Write an event frame with Spark tasks; returns one record per file (collected: a few rows per file)."""
+    if route == "append":
+        prepared = events.coalesce(MAX_WRITERS)
+        if sink.partitioned:
+            prepared = prepared.sortWithinPartitions(PART_DIR)
+    else:
+        # Fresh inserts of an un-bucketed table get a bucket id before the shuffle, spread over the shuffle
+        # partitions by a hash of their values, so a large insert leg is not written by a single task.
+        spread = F.pmod(F.hash(*[F.col(n) for n, _ in sink.columns]), F.lit(_shuffle_width(events)))
+        prepared = (
+            events.withColumn(
+                BUCKET_ID, F.when(F.col(BUCKET_ID) == UNASSIGNED_BUCKET, spread).otherwise(F.col(BUCKET_ID))
+            )
+            .repartition(*[F.col(k) for k in GROUP_KEYS])
+            .sortWithinPartitions(*_SORT_KEYS)
+        )
+    stats = prepared.mapInArrow(write_events_task(sink), STATS_SCHEMA)
+    return _files(r.asDict() for r in stats.collect())
 
 
-def _from_batches(batches: Iterable[pa.RecordBatch]) -> list[FileWritten]:
-    """Stats rows of a writer run on the driver."""
-    return _files(r for batch in batches for r in batch.to_pylist())
+def _shuffle_width(df: DataFrame) -> int:
+    return max(1, min(MAX_WRITERS, int(df.sparkSession.conf.get("spark.sql.shuffle.partitions") or 1)))
 
 
-def write_inserts(df: DataFrame, target: WriteTarget) -> list[FileWritten]:
-    """Insert events for every row of ``df`` (columns = table columns in order), one file per task."""
-    return _collect(df.coalesce(MAX_WRITERS).mapInArrow(insert_task(target), STATS_SCHEMA))
+def write_events_local(events: pa.Table, sink: TableSink) -> list[FileWritten]:
+    """Driver path for statement-sized event sets (already collected): the same writer, run here.
 
-
-def write_inserts_local(table: pa.Table, target: WriteTarget) -> list[FileWritten]:
-    """Driver path for statement-sized inserts (INSERT ... VALUES): one ``bucket_00000`` file."""
-    return _from_batches(insert_task(target)(iter(table.to_batches())))
-
-
-def write_split_update(df: DataFrame, target: WriteTarget, *, write_inserts: bool) -> list[FileWritten]:
-    """Delete events (and new versions for UPDATE) for the rows of ``df``, grouped by the rows' bucket ids."""
-    bucket_id = F.shiftright(F.col(BUCKET), 16).bitwiseAND(0xFFF)
-    prepared = (
-        df.withColumn("__bucket_id", bucket_id)
-        .repartition("__bucket_id")
-        .sortWithinPartitions("__bucket_id", OWID, BUCKET, ROWID)
-        .drop("__bucket_id")
-    )
-    return _collect(prepared.mapInArrow(split_update_task(target, write_inserts=write_inserts), STATS_SCHEMA))
-
-
-def write_split_update_local(rows: pa.Table, target: WriteTarget, *, write_inserts: bool) -> list[FileWritten]:
-    """Driver path of :func:`write_split_update` for statement-sized row sets (already collected)."""
+    Fresh inserts of an un-bucketed table all go to ``bucket_00000`` (one writer, as one Hive task would).
+    """
     import pyarrow.compute as pc
 
-    bucket_id = pc.bit_wise_and(pc.shift_right(rows.column(BUCKET), 16), 0xFFF)
-    ordered = rows.append_column("__bucket_id", bucket_id).sort_by(
-        [("__bucket_id", "ascending"), (OWID, "ascending"), (BUCKET, "ascending"), (ROWID, "ascending")]
+    buckets = events.column(BUCKET_ID)
+    events = events.set_column(
+        events.schema.get_field_index(BUCKET_ID), BUCKET_ID, pc.if_else(pc.equal(buckets, UNASSIGNED_BUCKET), 0, buckets)
     )
-    ordered = ordered.drop_columns(["__bucket_id"])
-    return _from_batches(split_update_task(target, write_inserts=write_inserts)(iter(ordered.to_batches())))
+    ordered = events.sort_by([(k, "ascending") for k in _SORT_KEYS])
+    batches = ordered.combine_chunks().to_batches()
+    return _files(r for batch in write_events_task(sink)(iter(batches)) for r in batch.to_pylist())
 
 
-def finish_directories(fs: pafs.FileSystem, target: WriteTarget, files: list[FileWritten]) -> list[str]:
+def finish_directories(fs: pafs.FileSystem, sink: TableSink, files: list[FileWritten]) -> list[str]:
     """Write ``_orc_acid_version`` into each directory written; return the directory names, sorted."""
     dirs = sorted({f.directory for f in files})
     for name in dirs:
-        write_version_file(fs, f"{target.location.rstrip('/')}/{name}")
+        write_version_file(fs, f"{sink.location.rstrip('/')}/{name}")
     return dirs
 
 

@@ -10,15 +10,18 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
+from hiveacid_sql.plan.pruning import TablePruning
 from hiveacid_sql.txn import TableDef
 
 
 @dataclass(frozen=True)
 class BoundTables:
-    """Every catalog table a statement reads, and which of them must expose ``row__id``."""
+    """Every catalog table a statement reads, which of them must expose ``row__id``, and what the
+    statement's predicates allow to skip (partitions, buckets) per table."""
 
     tables: tuple[TableDef, ...] = ()
     row_id_tables: frozenset[str] = frozenset()  # qualified names
+    pruning: dict[str, TablePruning] = field(default_factory=dict)  # qualified name -> pruning
 
     def acid_tables(self) -> tuple[TableDef, ...]:
         return tuple(t for t in self.tables if t.is_transactional)
@@ -36,14 +39,16 @@ class QueryPlan:
 
 @dataclass(frozen=True)
 class InsertPlan:
-    """INSERT INTO / OVERWRITE: rows of ``source`` go to ``target`` columns ``column_order`` (None = all, in order)."""
+    """INSERT INTO / OVERWRITE: the columns of ``source`` fill ``column_order`` (data and dynamic partition
+    columns, by position); ``static_partitions`` gives the other partition columns a constant value."""
 
     target: TableDef
     source: exp.Expression
     reads: BoundTables
+    column_order: tuple[str, ...]
     overwrite: bool = False
     values: bool = False  # statement-sized VALUES rows: written by the driver
-    column_order: tuple[str, ...] | None = None
+    static_partitions: tuple[tuple[str, exp.Expression], ...] = ()
 
     @property
     def statement(self) -> str:
@@ -52,12 +57,16 @@ class InsertPlan:
 
 @dataclass(frozen=True)
 class UpdatePlan:
-    """UPDATE: ``source`` selects the row ids of matching rows and their new values (split update)."""
+    """UPDATE: ``source`` selects the partition directory and row id of matching rows and the new values of
+    every column (split update). ``moves_partitions`` / ``moves_buckets``: a partition or bucketing column is
+    assigned, so new versions may go to another partition or bucket (Hive refuses both; errors 10292, 10302)."""
 
     target: TableDef
     source: exp.Select
     reads: BoundTables
     assignments: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (column, expression SQL)
+    moves_partitions: bool = False
+    moves_buckets: bool = False
 
     statement = "UPDATE"
 

@@ -11,12 +11,13 @@ from sqlglot import exp
 
 from hiveacid_sql.errors import HiveAcidError, PlanError, UnsupportedStatementError
 from hiveacid_sql.plan.model import BoundTables, DeletePlan, InsertPlan, QueryPlan, TruncatePlan, UpdatePlan
+from hiveacid_sql.plan.pruning import TablePruning, merge_pruning, table_pruning
 from hiveacid_sql.plan.types import cast_to
 from hiveacid_sql.sql.helpers import position
 from hiveacid_sql.txn import TableDef
 
 ROW_ID = "row__id"
-OWID, BUCKET, ROWID = "__owid", "__bucket", "__rowid"
+PART_DIR, OWID, BUCKET, ROWID = "__part_dir", "__owid", "__bucket", "__rowid"
 
 TableLookup = Callable[[str, str], TableDef]
 
@@ -84,15 +85,18 @@ class Planner:
             raise PlanError(f"{where_is(table)}Table not found '{db}.{name}'") from exc
 
     def bind(self, tree: exp.Expression, *, skip: exp.Table | None = None) -> BoundTables:
-        """All catalog tables ``tree`` reads (optionally except the DML target node)."""
+        """All catalog tables ``tree`` reads (optionally except the DML target node), with their pruning."""
         found: dict[str, TableDef] = {}
+        references: dict[str, list[TablePruning]] = {}
         for table in catalog_tables(tree):
             if table is skip:
                 continue
             tdef = self.resolve(table)
             found.setdefault(tdef.qualified_name, tdef)
+            references.setdefault(tdef.qualified_name, []).append(table_pruning(table, tdef))
         row_ids = frozenset(found) if mentions_row_id(tree) else frozenset()
-        return BoundTables(tuple(found.values()), row_ids)
+        pruning = {name: merge_pruning(refs) for name, refs in references.items()}
+        return BoundTables(tuple(found.values()), row_ids, pruning)
 
     # -- statements ---------------------------------------------------------------------------------
     def plan_query(self, tree: exp.Expression) -> QueryPlan:
@@ -100,24 +104,36 @@ class Planner:
 
     def plan_insert(self, tree: exp.Insert) -> InsertPlan:
         target_node = tree.this
-        columns: tuple[str, ...] | None = None
+        columns: list[str] | None = None
+        column_nodes: list[exp.Expression] = []
         if isinstance(target_node, exp.Schema):
-            columns = tuple(i.name.lower() for i in target_node.expressions)
+            column_nodes = list(target_node.expressions)
+            columns = [i.name.lower() for i in column_nodes]
             target_node = target_node.this
         if not isinstance(target_node, exp.Table):
             raise PlanError(f"{where_is(tree)}INSERT needs a table name")
         target = self.resolve(target_node)
-        names = [c.name for c in target.columns]
-        if columns is not None:
-            for ident, col in zip(target_node.parent.expressions if isinstance(target_node.parent, exp.Schema) else [], columns, strict=False):
-                if col not in names:
-                    raise PlanError(f"{where_is(ident)}Invalid column reference '{col}' in table {target.qualified_name}")
-            if len(set(columns)) != len(columns):
-                raise PlanError(f"{where_is(tree)}Duplicate column in INSERT column list")
+        static, dynamic = _partition_spec(target_node, target)
+        order = columns if columns is not None else [c.name for c in target.columns]
+        if target.is_partitioned and target_node.args.get("partition") is None and columns is None:
+            order = order + [k.name for k in target.partition_keys]  # all partition values come last
+        order = order + dynamic
+        types = {c.name: c.type for c in target.all_columns}
+        known = set(types)
+        for col, node in zip(order, [*column_nodes, *[None] * len(order)], strict=False):
+            if col not in known:
+                raise PlanError(f"{where_is(node or tree)}Invalid column reference '{col}' in table {target.qualified_name}")
+            if col in static:
+                raise PlanError(f"{where_is(node or tree)}Partition column '{col}' has a static value and is in the column list")
+        if len(set(order)) != len(order):
+            raise PlanError(f"{where_is(tree)}Duplicate column in INSERT column list")
+        missing = [k.name for k in target.partition_keys if k.name not in static and k.name not in order]
+        if missing:
+            raise PlanError(f"{where_is(tree)}No value for partition column '{missing[0]}' of {target.qualified_name}")
         source = tree.expression
         if source is None:
             raise PlanError(f"{where_is(tree)}INSERT needs VALUES or a query")
-        width = len(columns) if columns is not None else len(names)
+        width = len(order)
         is_values = isinstance(source, exp.Values)
         if is_values:
             for row in source.expressions:
@@ -127,13 +143,15 @@ class Planner:
                         f"{where_is(row)}Cannot insert into target table because column number/types are different "
                         f"'{target.name}': Table insclause-0 has {width} columns, but query has {count} columns."
                     )
+            source = _typed_values(source, [types[c] for c in order])
         return InsertPlan(
             target=target,
             source=source,
             reads=self.bind(source) if not is_values else BoundTables(),
+            column_order=tuple(order),
             overwrite=bool(tree.args.get("overwrite")),
             values=is_values,
-            column_order=columns,
+            static_partitions=tuple(static.items()),
         )
 
     def _dml_target(self, tree: exp.Expression, verb: str) -> tuple[TableDef, exp.Table]:
@@ -153,7 +171,7 @@ class Planner:
         table = exp.Table(this=exp.to_identifier(node.name), db=exp.to_identifier(target.db))
         table.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
         select = exp.Select().select(
-            exp.column(OWID, table=alias), exp.column(BUCKET, table=alias), exp.column(ROWID, table=alias)
+            *[exp.column(c, table=alias) for c in (PART_DIR, OWID, BUCKET, ROWID)]
         ).from_(table)
         if where is not None:
             select = select.where(where.this.copy())
@@ -161,7 +179,7 @@ class Planner:
 
     def plan_update(self, tree: exp.Update) -> UpdatePlan:
         target, node = self._dml_target(tree, "UPDATE")
-        types = {c.name: c.type for c in target.columns}
+        types = {c.name: c.type for c in target.all_columns}
         new_values: dict[str, exp.Expression] = {}
         assignments = []
         for assignment in tree.expressions:
@@ -178,17 +196,24 @@ class Planner:
             assignments.append((col, assignment.expression.sql(dialect="hive")))
         select = self._row_id_select(target, node, tree.args.get("where"))
         alias = node.alias_or_name
-        for column in target.columns:
+        for column in target.all_columns:
             value = new_values.get(column.name)
             expr = cast_to(value.copy(), column.type) if value is not None else exp.column(column.name, table=alias)
             select = select.select(exp.alias_(expr, column.name, quoted=True))
-        reads = self.bind(tree)
-        return UpdatePlan(target, select, reads, tuple(assignments))
+        keys = {k.name for k in target.partition_keys}
+        return UpdatePlan(
+            target,
+            select,
+            self.bind(select),
+            tuple(assignments),
+            moves_partitions=bool(keys & set(new_values)),
+            moves_buckets=bool(set(target.bucket_cols) & set(new_values)),
+        )
 
     def plan_delete(self, tree: exp.Delete) -> DeletePlan:
         target, node = self._dml_target(tree, "DELETE")
         select = self._row_id_select(target, node, tree.args.get("where"))
-        return DeletePlan(target, select, self.bind(tree))
+        return DeletePlan(target, select, self.bind(select))
 
     def plan_truncate(self, table: exp.Table) -> TruncatePlan:
         return TruncatePlan(self.resolve(table))
@@ -206,3 +231,56 @@ class Planner:
         if isinstance(tree, exp.TruncateTable) and len(tree.expressions) == 1:
             return self.plan_truncate(tree.expressions[0])
         raise UnsupportedStatementError(f"{where_is(tree)}no plan for {tree.key.upper()} statements")
+
+
+def _partition_spec(node: exp.Table, target: TableDef) -> tuple[dict[str, exp.Expression], list[str]]:
+    """``PARTITION (p='v', q)``: static values by column, and the dynamic columns in spec order.
+
+    Hive's rules: only a partitioned table takes a spec; the spec names every partition column, each once;
+    a static value is a constant; a dynamic column never comes before a static one (error 10094).
+    """
+    spec = node.args.get("partition")
+    if spec is None:
+        return {}, []
+    if not target.is_partitioned:
+        raise PlanError(f"{where_is(node)}Table {target.qualified_name} is not partitioned but a partition spec exists")
+    keys = [k.name for k in target.partition_keys]
+    static: dict[str, exp.Expression] = {}
+    dynamic: list[str] = []
+    for item in spec.expressions:
+        column, value = (item.this, item.expression) if isinstance(item, exp.EQ) else (item, None)
+        if not isinstance(column, exp.Column):
+            raise PlanError(f"{where_is(item)}Expected partition column [= value] in PARTITION (...)")
+        name = column.name.lower()
+        if name not in keys:
+            raise PlanError(f"{where_is(column)}'{name}' is not a partition column of {target.qualified_name}")
+        if name in static or name in dynamic:
+            raise PlanError(f"{where_is(column)}Partition column '{name}' appears twice in PARTITION (...)")
+        if value is None:
+            dynamic.append(name)
+            continue
+        if dynamic:
+            raise PlanError(f"{where_is(column)}Dynamic partition cannot be the parent of a static partition '{name}'")
+        if not isinstance(value, exp.Literal | exp.Null | exp.Neg | exp.Boolean):
+            raise PlanError(f"{where_is(value)}Partition value of '{name}' must be a constant")
+        static[name] = value
+    missing = [k for k in keys if k not in static and k not in dynamic]
+    if missing:
+        raise PlanError(f"{where_is(spec)}Partition column '{missing[0]}' is missing from PARTITION (...)")
+    if [k for k in keys if k in dynamic] != dynamic:
+        raise PlanError(f"{where_is(spec)}Dynamic partition columns must follow the table's partition order")
+    return static, dynamic
+
+
+def _typed_values(values: exp.Values, types: list[str]) -> exp.Values:
+    """VALUES rows with every value cast to its target column's type, as Hive casts each value it inserts.
+
+    Spark would otherwise first unify each VALUES column across rows and refuse e.g. a string in one row and
+    a DATE in another, which Hive takes.
+    """
+    out = values.copy()
+    for row in out.expressions:
+        items = row.expressions if isinstance(row, exp.Tuple) else [row]
+        for item, htype in zip(list(items), types, strict=True):
+            item.replace(cast_to(item.copy(), htype))
+    return out

@@ -81,7 +81,21 @@ class HiveAcidGenerator(HiveGenerator):
         like = self.sql(expression, "like")
         if like:
             parts += ["LIKE", like]
+        if what == "PARTITIONS" and expression.args.get("where") is not None:
+            parts.append(self.sql(expression, "where"))  # the PARTITION (...) spec
         return " ".join(parts)
+
+    def alter_sql(self, expression: exp.Alter) -> str:
+        """Hive's ``ADD [IF NOT EXISTS] PARTITION (..) [LOCATION '..'] PARTITION (..)``: one ADD, no commas."""
+        actions = expression.args.get("actions") or []
+        if actions and all(isinstance(a, exp.AddPartition) for a in actions):
+            exists = "IF NOT EXISTS " if actions[0].args.get("exists") else ""
+            specs = []
+            for action in actions:
+                location = self.sql(action, "location")
+                specs.append(self.sql(action.this) + (f" LOCATION {location}" if location else ""))
+            return f"ALTER TABLE {self.sql(expression, 'this')} ADD {exists}{' '.join(specs)}"
+        return super().alter_sql(expression)
 
     def describe_sql(self, expression: exp.Describe) -> str:
         """Keep ``DATABASE`` in ``DESCRIBE DATABASE d``, which sqlglot's generator drops."""

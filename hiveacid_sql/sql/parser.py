@@ -41,6 +41,7 @@ class HiveAcidParser(HiveParser):
 
     ALTER_PARSERS: ClassVar = {
         **HiveParser.ALTER_PARSERS,
+        "ADD": lambda self: self._parse_alter_table_add_partitions(),
         "COMPACT": lambda self: self._parse_alter_table_compact(),
         "UNSET": lambda self: self._parse_alter_table_unset(),
     }
@@ -51,7 +52,7 @@ class HiveAcidParser(HiveParser):
         "TABLES": lambda self: self._parse_show_tables(),
         "TBLPROPERTIES": lambda self: self._parse_show_tblproperties(),
         "CREATE TABLE": lambda self: self._parse_show_of_table("CREATE TABLE"),
-        "PARTITIONS": lambda self: self._parse_show_of_table("PARTITIONS"),
+        "PARTITIONS": lambda self: self._parse_show_partitions(),
         "COLUMNS": lambda self: self._parse_show_columns(),
         "COMPACTIONS": lambda self: self.expression(nodes.ShowCompactions()),
         "TRANSACTIONS": lambda self: self.expression(nodes.ShowTransactions()),
@@ -155,10 +156,15 @@ class HiveAcidParser(HiveParser):
         return self.expression(exp.Set(expressions=[item]))
 
     def _parse_update_assignment(self) -> exp.Expr | None:
-        """``column = value`` in UPDATE and MERGE's UPDATE SET; sqlglot accepts an empty list."""
+        """``column = value`` in UPDATE and MERGE's UPDATE SET; sqlglot accepts an empty list.
+
+        ``UPDATE SET *`` (MERGE: every target column from the source column of the same name) is a Star.
+        """
+        if self._match(TokenType.STAR):
+            return exp.Star()
         token = self._curr
         node = super()._parse_update_assignment()
-        if not isinstance(node, exp.EQ):
+        if not isinstance(node, exp.EQ | exp.Star):
             self.raise_error("Expected column = value after SET", token)
         return node
 
@@ -202,6 +208,26 @@ class HiveAcidParser(HiveParser):
         # `this` is set by _parse_alter once the table is known, so no validation here.
         return nodes.Compact(kind=kind, wait=wait, properties=properties)
 
+    def _parse_alter_table_add_partitions(self) -> list[exp.Expr]:
+        """Hive's ``ADD [IF NOT EXISTS] PARTITION (spec) [LOCATION 'l'] [PARTITION (spec) ...]``.
+
+        sqlglot parses one partition (as an anonymous function) and falls back to a Command for more;
+        anything that is not a partition list (``ADD COLUMNS``) goes to sqlglot's own parser.
+        """
+        index = self._index
+        exists = self._parse_exists(not_=True)
+        if not self._match(TokenType.PARTITION, advance=False):
+            self._retreat(index)
+            return super()._parse_alter_table_add()
+        actions: list[exp.Expr] = []
+        while self._curr and self._curr.token_type == TokenType.PARTITION:
+            partition = self._parse_partition()
+            location = None
+            if self._match_text_seq("LOCATION"):
+                location = self._parse_string()
+            actions.append(self.expression(exp.AddPartition(this=partition, exists=exists, location=location)))
+        return actions
+
     def _parse_alter_table_unset(self) -> nodes.UnsetProperties | None:
         if not self._match_text_seq("TBLPROPERTIES"):
             self.raise_error("Expected TBLPROPERTIES after UNSET")
@@ -239,6 +265,12 @@ class HiveAcidParser(HiveParser):
 
     def _parse_show_of_table(self, what: str) -> exp.Show:
         return self.expression(exp.Show(this=what, target=self._parse_table_parts(schema=True)))
+
+    def _parse_show_partitions(self) -> exp.Show:
+        target = self._parse_table_parts(schema=True)
+        partition = self._parse_partition()
+        # sqlglot's Show has no partition argument: the spec rides in ``where`` (it filters the list).
+        return self.expression(exp.Show(this="PARTITIONS", target=target, where=partition))
 
     def _parse_show_columns(self) -> exp.Show:
         if not self._match_set((TokenType.IN, TokenType.FROM)):

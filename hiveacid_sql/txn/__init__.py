@@ -9,10 +9,11 @@ from hiveacid_sql.txn.catalog import Catalog
 from hiveacid_sql.txn.schema import SCHEMA_VERSION
 from hiveacid_sql.txn.snapshot import NO_MIN_OPEN, Snapshot, TableWriteIds, ValidTxnList
 from hiveacid_sql.txn.store import TxnState, TxnStore
-from hiveacid_sql.txn.tabledef import Column, TableDef
+from hiveacid_sql.txn.tabledef import Column, PartitionDef, TableDef
 
 __all__ = [
     "NO_MIN_OPEN",
+    "PartitionDef",
     "SCHEMA_VERSION",
     "Catalog",
     "Column",

@@ -16,11 +16,12 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from hiveacid_sql.acid.partitions import DEFAULT_PARTITION_NAME, parse_partition_name
 from hiveacid_sql.errors import CatalogError, NoSuchDatabaseError, NoSuchTableError
 from hiveacid_sql.txn import rules
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.db import Db
-from hiveacid_sql.txn.tabledef import Column, TableDef
+from hiveacid_sql.txn.tabledef import Column, PartitionDef, TableDef
 
 
 def hive_pattern(pattern: str | None) -> Callable[[str], bool]:
@@ -249,6 +250,90 @@ class Catalog:
 
         return self._alter_params(db, name, change)
 
+    # ------------------------------------------------------------------ partitions
+    def add_partitions(
+        self, db: str, name: str, names: Iterable[str], *, if_not_exists: bool = True, write_id: int | None = None
+    ) -> list[str]:
+        """Register partitions by Hive name (``p=v/q=w``); returns the names that were new.
+
+        Writers call this for every partition a statement wrote into (Hive's ``add_dynamic_partitions``);
+        ``ALTER TABLE ADD PARTITION`` calls it with ``if_not_exists`` from the statement.
+        """
+        db, name = db.strip().lower(), name.strip().lower()
+        wanted = list(dict.fromkeys(names))
+
+        def run(conn: Connection) -> list[str]:
+            row = _tbl_row(conn, db, name, lock=True)
+            if row is None:
+                raise _table_not_found(db, name)
+            keys = _partition_key_names(conn, row["TBL_ID"])
+            if not keys:
+                raise CatalogError(f"Table {db}.{name} is not partitioned")
+            existing = set(_partition_names(conn, row["TBL_ID"]))
+            added = []
+            for part in wanted:
+                pairs = parse_partition_name(part)
+                if [k for k, _ in pairs] != keys:
+                    raise CatalogError(
+                        f"Partition spec {part} does not match the partition columns ({', '.join(keys)}) of {db}.{name}"
+                    )
+                if part in existing:
+                    if if_not_exists:
+                        continue
+                    raise CatalogError(f"Partition already exists: {db}.{name} {part}")
+                result = conn.execute(
+                    sa.insert(s.PARTITIONS).values(
+                        TBL_ID=row["TBL_ID"], PART_NAME=part, CREATE_TIME=int(time.time()), WRITE_ID=write_id
+                    )
+                )
+                part_id = result.inserted_primary_key[0]
+                conn.execute(
+                    sa.insert(s.PARTITION_KEY_VALS),
+                    [
+                        {"PART_ID": part_id, "PART_KEY_VAL": DEFAULT_PARTITION_NAME if v is None else v, "INTEGER_IDX": i}
+                        for i, (_k, v) in enumerate(pairs)
+                    ],
+                )
+                existing.add(part)
+                added.append(part)
+            return added
+
+        return self._db.run_write(run)
+
+    def drop_partitions(self, db: str, name: str, names: Iterable[str]) -> list[str]:
+        """Remove partitions from the catalog (not their files); returns the names that existed."""
+        db, name = db.strip().lower(), name.strip().lower()
+        wanted = list(dict.fromkeys(names))
+
+        def run(conn: Connection) -> list[str]:
+            row = _tbl_row(conn, db, name, lock=True)
+            if row is None:
+                raise _table_not_found(db, name)
+            parts = s.PARTITIONS.c
+            ids = dict(
+                conn.execute(
+                    sa.select(parts.PART_NAME, parts.PART_ID).where(
+                        parts.TBL_ID == row["TBL_ID"], parts.PART_NAME.in_(wanted)
+                    )
+                ).all()
+            )
+            if ids:
+                conn.execute(sa.delete(s.PARTITION_KEY_VALS).where(s.PARTITION_KEY_VALS.c.PART_ID.in_(list(ids.values()))))
+                conn.execute(sa.delete(s.PARTITIONS).where(parts.PART_ID.in_(list(ids.values()))))
+            return [p for p in wanted if p in ids]
+
+        return self._db.run_write(run)
+
+    def list_partitions(self, db: str, name: str) -> list[PartitionDef]:
+        """Every partition of a table, by name (values unescaped, the default partition as None)."""
+        db, name = db.strip().lower(), name.strip().lower()
+        with self._db.read() as conn:
+            row = _tbl_row(conn, db, name)
+            if row is None:
+                raise _table_not_found(db, name)
+            names = _partition_names(conn, row["TBL_ID"])
+        return [PartitionDef(n, tuple(v for _k, v in parse_partition_name(n))) for n in sorted(names)]
+
     def _alter_params(self, db: str, name: str, change: Callable[[TableDef], dict[str, str]]) -> TableDef:
         db, name = db.strip().lower(), name.strip().lower()
 
@@ -281,6 +366,16 @@ def _tbl_row(conn: Connection, db: str, name: str, *, lock: bool = False) -> Any
     if lock:
         query = query.with_for_update(of=s.TBLS)
     return conn.execute(query).mappings().first()
+
+
+def _partition_key_names(conn: Connection, tbl_id: int) -> list[str]:
+    pk = s.PARTITION_KEYS.c
+    return list(conn.execute(sa.select(pk.PKEY_NAME).where(pk.TBL_ID == tbl_id).order_by(pk.INTEGER_IDX)).scalars())
+
+
+def _partition_names(conn: Connection, tbl_id: int) -> list[str]:
+    parts = s.PARTITIONS.c
+    return list(conn.execute(sa.select(parts.PART_NAME).where(parts.TBL_ID == tbl_id)).scalars())
 
 
 def _load(conn: Connection, db: str, row: Any) -> TableDef:
@@ -392,7 +487,9 @@ def _touch(conn: Connection, tbl_id: int) -> None:
 def _delete_table(conn: Connection, db: str, name: str) -> None:
     row = _tbl_row(conn, db, name)
     tbl_id = row["TBL_ID"]
-    for child in (s.TABLE_PARAMS, s.BUCKETING_COLS, s.PARTITION_KEYS, s.COLUMNS_V2):
+    part_ids = sa.select(s.PARTITIONS.c.PART_ID).where(s.PARTITIONS.c.TBL_ID == tbl_id)
+    conn.execute(sa.delete(s.PARTITION_KEY_VALS).where(s.PARTITION_KEY_VALS.c.PART_ID.in_(part_ids)))
+    for child in (s.PARTITIONS, s.TABLE_PARAMS, s.BUCKETING_COLS, s.PARTITION_KEYS, s.COLUMNS_V2):
         conn.execute(sa.delete(child).where(child.c.TBL_ID == tbl_id))
     conn.execute(sa.delete(s.TBLS).where(s.TBLS.c.TBL_ID == tbl_id))
     _delete_txn_records(conn, db, name)

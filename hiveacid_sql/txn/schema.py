@@ -227,6 +227,28 @@ BUCKETING_COLS = sa.Table(
     sa.Column("INTEGER_IDX", sa.Integer, primary_key=True, autoincrement=False),
 )
 
+# Partitions of a partitioned table (Hive's PARTITIONS / PARTITION_KEY_VALS, storage descriptor folded
+# in: a partition always lives at ``<table location>/<PART_NAME>``). PART_NAME is Hive's escaped
+# ``p=v/q=w``; the key values are stored unescaped, NULL values as the default partition name.
+PARTITIONS = sa.Table(
+    "PARTITIONS",
+    metadata,
+    sa.Column("PART_ID", _AutoId, primary_key=True, autoincrement=True),
+    sa.Column("TBL_ID", _AutoId, sa.ForeignKey("TBLS.TBL_ID"), nullable=False),
+    sa.Column("PART_NAME", sa.String(767), nullable=False),
+    sa.Column("CREATE_TIME", sa.Integer, nullable=False),
+    sa.Column("WRITE_ID", sa.BigInteger),
+    sa.Index("UNIQUEPARTITION", "TBL_ID", "PART_NAME", unique=True, mysql_length={"PART_NAME": 700}),
+)
+
+PARTITION_KEY_VALS = sa.Table(
+    "PARTITION_KEY_VALS",
+    metadata,
+    sa.Column("PART_ID", _AutoId, sa.ForeignKey("PARTITIONS.PART_ID"), primary_key=True),
+    sa.Column("PART_KEY_VAL", sa.String(256)),
+    sa.Column("INTEGER_IDX", sa.Integer, primary_key=True, autoincrement=False),
+)
+
 TABLE_PARAMS = sa.Table(
     "TABLE_PARAMS",
     metadata,

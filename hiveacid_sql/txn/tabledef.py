@@ -61,6 +61,35 @@ class TableDef:
     def is_external(self) -> bool:
         return self.table_type == "EXTERNAL_TABLE"
 
+    @property
+    def is_partitioned(self) -> bool:
+        return bool(self.partition_keys)
+
+    @property
+    def is_bucketed(self) -> bool:
+        return bool(self.bucket_cols) and self.num_buckets > 0
+
+    @property
+    def bucketing_version(self) -> int:
+        """Hive's ``Utilities.getBucketingVersion``: the table property, 1 when missing or unparseable."""
+        try:
+            return int(_param(self.params, "bucketing_version") or "1")
+        except ValueError:
+            return 1
+
+    @property
+    def all_columns(self) -> tuple[Column, ...]:
+        """Data columns, then partition columns: the columns a query over the table sees."""
+        return self.columns + self.partition_keys
+
+
+@dataclass(frozen=True)
+class PartitionDef:
+    """One partition of a table: Hive's escaped name (``p=v/q=w``) and its unescaped values (None = NULL)."""
+
+    name: str
+    values: tuple[str | None, ...]
+
 
 def _param(params: dict[str, str], key: str) -> str:
     """A parameter looked up by case-insensitive key (Hive matches 'transactional' that way)."""

@@ -1,0 +1,121 @@
+"""Event frames: what a statement writes, one row per ACID event, built with Spark expressions.
+
+Every write (INSERT, the split UPDATE, DELETE, each MERGE clause) becomes rows of one frame with the
+columns of :data:`EVENT_COLUMNS` followed by the table's data columns:
+
+* ``__op`` 0 (insert) or 2 (delete), ``__stmt`` the statement id of the leg that wrote it;
+* ``__part_dir`` the partition directory (Hive's escaped ``p=v/q=w``, '' for un-partitioned tables);
+* ``__bucket_id`` the bucket file (``bucket_N``) the event goes to; -1 for a fresh insert into an
+  un-bucketed table, which the writer task numbers itself;
+* ``__owid``, ``__bucket``, ``__rowid`` the ROW__ID of the deleted row (for an UPDATE's new version: the
+  old row's id, only so the new rows are written in the old rows' order);
+* the data columns, NULL for delete events.
+
+An UPDATE turns each changed row into two events with one ``inline`` over a two-element array, so the
+changed rows are computed once, not once per leg.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from hiveacid_sql.exec.tasks import (
+    BUCKET,
+    BUCKET_ID,
+    OP,
+    OP_DELETE,
+    OP_INSERT,
+    OWID,
+    PART_DIR,
+    ROWID,
+    STMT,
+    UNASSIGNED_BUCKET,
+)
+
+EVENT_COLUMNS = (OP, STMT, PART_DIR, BUCKET_ID, OWID, BUCKET, ROWID)
+_KEY_TYPES = {
+    OP: T.IntegerType(),
+    STMT: T.IntegerType(),
+    PART_DIR: T.StringType(),
+    BUCKET_ID: T.IntegerType(),
+    OWID: T.LongType(),
+    BUCKET: T.IntegerType(),
+    ROWID: T.LongType(),
+}
+
+
+def bucket_id_of(bucket_property: Column) -> Column:
+    """``BucketCodec.decodeWriterId`` as a Spark expression: ``(bucket >> 16) & 0xFFF``."""
+    return F.shiftright(bucket_property, 16).bitwiseAND(0xFFF)
+
+
+def _event(
+    op: int,
+    stmt: int,
+    part_dir: Column,
+    bucket_id: Column,
+    row_id: tuple[Column, Column, Column] | None,
+    data: Sequence[Column],
+    data_names: Sequence[str],
+) -> Column:
+    owid, bucket, rowid = row_id if row_id is not None else (F.lit(None), F.lit(None), F.lit(None))
+    keys = [F.lit(op), F.lit(stmt), part_dir, bucket_id, owid, bucket, rowid]
+    fields = [k.cast(_KEY_TYPES[name]).alias(name) for k, name in zip(keys, EVENT_COLUMNS, strict=True)]
+    return F.struct(*fields, *[d.alias(n) for d, n in zip(data, data_names, strict=True)])
+
+
+def _old_row_id() -> tuple[Column, Column, Column]:
+    return F.col(OWID), F.col(BUCKET), F.col(ROWID)
+
+
+def insert_events(
+    rows: DataFrame, data_names: Sequence[str], *, stmt: int, part_dir: Column, bucket_id: Column | None
+) -> DataFrame:
+    """Insert events for every row of ``rows`` (which has the data columns, cast to the table's types).
+
+    ``bucket_id`` None means an un-bucketed table: the writer numbers the file itself.
+    """
+    bucket = bucket_id if bucket_id is not None else F.lit(UNASSIGNED_BUCKET)
+    event = _event(OP_INSERT, stmt, part_dir, bucket, None, [F.col(n) for n in data_names], data_names)
+    return rows.select(event.alias("e")).select("e.*")
+
+
+def delete_events(changed: DataFrame, data_names: Sequence[str], *, stmt: int, data_types: Sequence[T.DataType]) -> DataFrame:
+    """Delete events for the rows of ``changed`` (which has ``__part_dir`` and the row id columns)."""
+    nulls = [F.lit(None).cast(t) for t in data_types]
+    event = _event(OP_DELETE, stmt, F.col(PART_DIR), bucket_id_of(F.col(BUCKET)), _old_row_id(), nulls, data_names)
+    return changed.select(event.alias("e")).select("e.*")
+
+
+def update_events(
+    changed: DataFrame,
+    data_names: Sequence[str],
+    *,
+    stmt: int,
+    data_types: Sequence[T.DataType],
+    new_part_dir: Column,
+    new_bucket_id: Column | None,
+) -> DataFrame:
+    """Split update: a delete event for the old row and an insert event for its new version, per row.
+
+    ``changed`` has ``__part_dir``, the old row id and the new values of the data columns. The new version
+    goes to ``new_part_dir`` and ``new_bucket_id`` (None: the old row's bucket, Hive's rule for un-bucketed
+    tables and for bucketed tables whose bucketing columns did not change).
+    """
+    nulls = [F.lit(None).cast(t) for t in data_types]
+    old_bucket = bucket_id_of(F.col(BUCKET))
+    delete = _event(OP_DELETE, stmt, F.col(PART_DIR), old_bucket, _old_row_id(), nulls, data_names)
+    insert = _event(
+        OP_INSERT,
+        stmt,
+        new_part_dir,
+        new_bucket_id if new_bucket_id is not None else old_bucket,
+        _old_row_id(),
+        [F.col(n) for n in data_names],
+        data_names,
+    )
+    return changed.select(F.inline(F.array(delete, insert)))

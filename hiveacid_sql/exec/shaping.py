@@ -1,0 +1,58 @@
+"""Shape a statement's source rows into a table's columns, cast as Hive's INSERT casts them.
+
+The source's columns map by position onto ``column_order`` (data columns and dynamic partition columns);
+data columns it does not name are NULL, static partition columns get their constant. Every value is cast
+to its column's type, and ``varchar(n)`` / ``char(n)`` get Hive's length rules, for every target (ACID or
+plain), so the same INSERT stores the same values whatever the table's format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from sqlglot import exp
+
+from hiveacid_sql.acid.hive_types import parse_hive_type
+from hiveacid_sql.errors import PlanError
+from hiveacid_sql.exec.spark_types import to_spark_type
+from hiveacid_sql.txn import TableDef
+
+
+def shape_rows(
+    df: DataFrame,
+    table: TableDef,
+    column_order: Sequence[str],
+    static_partitions: Sequence[tuple[str, exp.Expression]],
+) -> DataFrame:
+    """The table's data columns then its partition columns, from ``df``'s columns in ``column_order``."""
+    width = len(column_order)
+    if len(df.columns) != width:
+        raise PlanError(
+            "Cannot insert into target table because column number/types are different "
+            f"'{table.name}': Table insclause-0 has {width} columns, but query has {len(df.columns)} columns."
+        )
+    source = df.toDF(*[f"__c{i}" for i in range(width)])
+    position = {name: i for i, name in enumerate(column_order)}
+    static = dict(static_partitions)
+    out = []
+    for column in table.all_columns:
+        if column.name in static:
+            value = F.expr(static[column.name].sql(dialect="spark"))
+        elif column.name in position:
+            value = F.col(f"__c{position[column.name]}")
+        else:
+            value = F.lit(None)
+        out.append(hive_lengths(value.cast(to_spark_type(column.type)), column.type).alias(column.name))
+    return source.select(*out)
+
+
+def hive_lengths(value: Column, hive_type: str) -> Column:
+    """Hive's INSERT rules for ``varchar(n)`` (truncate) and ``char(n)`` (truncate, pad)."""
+    parsed = parse_hive_type(hive_type)
+    if parsed.name == "varchar":
+        return F.substring(value, 1, parsed.length)
+    if parsed.name == "char":
+        return F.rpad(F.substring(value, 1, parsed.length), parsed.length, " ")
+    return value
