@@ -86,8 +86,10 @@ def run_scenario(
             "cpu_seconds": [None if s.cpu_seconds is None else round(s.cpu_seconds, 3) for s in samples[c.name]],
             "median_cpu_seconds": _median_or_none([s.cpu_seconds for s in samples[c.name]]),
             "peak_rss_mb": round(max((s.peak_rss_mb for s in samples[c.name]), default=0.0), 1),
-            "rss_growth_mb": round(max((s.peak_rss_mb - (s.rss_start_mb or s.peak_rss_mb) for s in samples[c.name]),
-                                       default=0.0), 1),
+            # clear_refs resets the peak to the RSS of that moment, which can sit a page or two under the
+            # RSS read just after it: a growth below zero is no growth.
+            "rss_growth_mb": round(max((max(0.0, s.peak_rss_mb - (s.rss_start_mb or s.peak_rss_mb))
+                                        for s in samples[c.name]), default=0.0), 1),
             "rss_is_lifetime_peak": any(s.rss_is_lifetime_peak for s in samples[c.name]),
         }
         for c in contenders
