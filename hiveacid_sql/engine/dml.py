@@ -25,6 +25,7 @@ from hiveacid_sql.engine.transaction import Transaction
 from hiveacid_sql.errors import HiveAcidError, PlanError
 from hiveacid_sql.exec.events import delete_events, insert_events, update_events
 from hiveacid_sql.exec.routing import bucket_id_column, partition_dir_column, static_partition_name
+from hiveacid_sql.exec.session import hive_value_semantics
 from hiveacid_sql.exec.shaping import shape_rows
 from hiveacid_sql.exec.spark_types import to_spark_type
 from hiveacid_sql.exec.tasks import TableSink
@@ -117,7 +118,7 @@ class DmlRunner:
             return self._insert_plain(plan, started)
         if isinstance(plan, TruncatePlan) and not target.is_transactional:
             return self._truncate_plain(plan, started)
-        with self.session.transaction() as txn:
+        with self.session.transaction() as txn, hive_value_semantics(self.session.spark):
             try:
                 outcome, write_id = self._execute(plan, txn)
             except HiveAcidError:

@@ -1,15 +1,22 @@
-"""The SparkSession hiveacid-sql starts when the caller brings none.
+"""The SparkSession hiveacid-sql starts when the caller brings none, and Hive's value semantics for writes.
 
 Why these settings: Hive timestamps are wall-clock values, and Spark's ORC reader turns an ORC
 ``timestamp`` into an instant using the JVM's default zone, so the JVM and the session both run in
 UTC; the UI and verbose logs are off because this is a library session, not a cluster console.
+
+Hive's casts never fail: a value that does not fit its column wraps (integers, ``(int) 3000000000L``) or
+becomes NULL (decimals too wide, unparseable dates and numbers), and ``x / 0`` is NULL. That is Spark's
+non-ANSI mode, so the session this module starts is non-ANSI, and every DML statement is analysed with
+ANSI mode off whatever the caller's session says (:func:`hive_value_semantics`): the same INSERT stores
+the same values as in Hive.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 
 from pyspark.sql import SparkSession
 
@@ -23,7 +30,28 @@ DEFAULT_CONF: dict[str, str] = {
     "spark.sql.adaptive.enabled": "true",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.sql.orc.filterPushdown": "true",
+    "spark.sql.ansi.enabled": "false",  # Hive's value semantics (see the module docstring)
 }
+
+_ANSI = "spark.sql.ansi.enabled"
+
+
+@contextmanager
+def hive_value_semantics(spark: SparkSession) -> Iterator[None]:
+    """Analyse (and run) what is built inside the block with Spark's ANSI mode off, as Hive evaluates.
+
+    Spark fixes a cast's behaviour when the expression is analysed, so a plan built here keeps Hive's
+    semantics even if it runs later; the caller's setting is restored on exit.
+    """
+    previous = spark.conf.get(_ANSI, None)
+    spark.conf.set(_ANSI, "false")
+    try:
+        yield
+    finally:
+        if previous is None:
+            spark.conf.unset(_ANSI)
+        else:
+            spark.conf.set(_ANSI, previous)
 
 
 def local_session(conf: Mapping[str, str] | None = None, *, master: str = "local[*]") -> SparkSession:
