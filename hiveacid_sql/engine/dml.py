@@ -120,6 +120,7 @@ class DmlRunner:
             return self._truncate_plain(plan, started)
         with self.session.transaction() as txn, hive_value_semantics(self.session.spark):
             try:
+                self.session.lock_statement(txn, plan)
                 outcome, write_id = self._execute(plan, txn)
             except HiveAcidError:
                 raise
