@@ -60,3 +60,7 @@ class NotEnoughHistoryError(AcidFormatError):
 
 class ExecutionError(HiveAcidError):
     """A Spark job failed while running a statement; the statement's transaction was aborted."""
+
+
+class CompactionError(HiveAcidError):
+    """A compaction request refused (non-ACID table, bad partition, bad type) or a compaction that failed."""
