@@ -63,6 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "dump":
         return _dump(args[1:])
+    if args and args[0] == "compactor":
+        return __import__("hiveacid_sql.compactor.service", fromlist=["main"]).main(args[1:])
     return _run(args)
 
 

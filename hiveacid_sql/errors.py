@@ -73,3 +73,7 @@ class LockError(TxnError):
 class TxnStateError(TxnError):
     """A statement not allowed in the session's transaction state (nested BEGIN, COMMIT without BEGIN, DDL
     inside a transaction); it changes nothing."""
+
+
+class CompactionError(HiveAcidError):
+    """A compaction request refused (non-ACID table, bad partition, bad type) or a compaction that failed."""

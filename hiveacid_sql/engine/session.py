@@ -8,6 +8,7 @@ store. Queries return a Spark DataFrame, DML returns a :class:`DmlResult`, catal
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -19,7 +20,7 @@ from pyspark.sql import DataFrame, SparkSession
 from sqlglot import exp
 
 from hiveacid_sql.acid.listing import filesystem_for
-from hiveacid_sql.engine import ddl, show, txn_statements
+from hiveacid_sql.engine import compaction, ddl, show, txn_statements
 from hiveacid_sql.engine.binder import bound
 from hiveacid_sql.engine.dml import DmlRunner
 from hiveacid_sql.engine.explain import explain
@@ -37,11 +38,16 @@ from hiveacid_sql.results import DmlResult
 from hiveacid_sql.sql import nodes
 from hiveacid_sql.sql.parse import Statement, parse
 from hiveacid_sql.txn import Snapshot, TxnStore
+from hiveacid_sql.txn.compactions import ReadLeases
 
 Result = DataFrame | DmlResult
 
 #: Statements Hive refuses inside a multi-statement transaction (DDL, and ending other transactions).
-_NOT_IN_TRANSACTION = (exp.Create, exp.Drop, exp.Alter, exp.TruncateTable, nodes.AbortTransactions)
+_NOT_IN_TRANSACTION = (exp.Create, exp.Drop, exp.Alter, exp.TruncateTable, nodes.AbortTransactions, nodes.Compact)
+
+#: How long a returned SELECT DataFrame keeps its files safe from the compaction cleaner (seconds).
+READ_LEASE_SECONDS = "hiveacid.read.lease.seconds"
+_DEFAULT_READ_LEASE_SECONDS = 3600.0
 
 class Session:
     """One connection: a SparkSession, a warehouse, a transaction store and session settings."""
@@ -61,6 +67,9 @@ class Session:
         self._aborted_txn: str | None = None  # why the explicit transaction was aborted (until ROLLBACK/COMMIT)
         self._last_housekeeping = 0.0
         self._ddl_locked = False
+        self._read_leases = ReadLeases(store.engine)
+        self._lease_ids: list[int] = []  # leases of the DataFrames this session returned
+        self._compactor_thread = None  # a CompactorThread when hive.compactor.* settings ask for one
         self._handlers: dict[type, Callable[[Statement], Result | None]] = {
             exp.Insert: self._dml_statement,
             exp.Update: self._dml_statement,
@@ -82,6 +91,8 @@ class Session:
             nodes.ShowTransactions: lambda st: txn_statements.show_transactions(self),
             nodes.ShowLocks: lambda st: txn_statements.show_locks(self, st.tree),
             nodes.AbortTransactions: lambda st: txn_statements.abort_transactions(self, st.tree),
+            nodes.Compact: lambda st: compaction.compact(self, st.tree),
+            nodes.ShowCompactions: lambda st: compaction.show_compactions(self),
         }
 
     # -- public API -------------------------------------------------------------------------------
@@ -108,6 +119,10 @@ class Session:
             finally:
                 self._txn = None
         self._closed = True
+        if self._compactor_thread is not None:
+            self._compactor_thread.stop()
+        with contextlib.suppress(Exception):
+            self._read_leases.release(self._lease_ids)
         self.store.close()
         if self._owns_spark:
             self.spark.stop()
@@ -258,6 +273,22 @@ class Session:
     def query_frame(self, tree: exp.Expression) -> DataFrame:
         """A query over snapshot views; every ACID table in it is read at one snapshot."""
         plan = self.planner.plan_query(tree)
+        # The lease comes before the snapshot and the listing: the cleaner keeps every file this query reads
+        # (the returned DataFrame is lazy) for hiveacid.read.lease.seconds, or until the session closes.
+        acid_tables = sorted({(t.db, t.name) for t in plan.reads.tables if t.is_transactional})
+        seconds = float(self.settings.get(READ_LEASE_SECONDS, _DEFAULT_READ_LEASE_SECONDS))
+        leases = self._read_leases.acquire(
+            acid_tables, seconds=seconds, txn_id=self._txn.txn_id if self._txn else None
+        )
+        try:
+            frame = self._query_in_snapshot(plan)
+        except BaseException:
+            self._read_leases.release(leases)
+            raise
+        self._lease_ids.extend(leases)
+        return frame
+
+    def _query_in_snapshot(self, plan) -> DataFrame:
         if self._txn is None:  # auto-commit reads take no locks: a snapshot of files needs none
             snapshot = self.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
             with bound(self.spark, snapshot, self.current_db, self.catalog.list_partitions) as binder:
@@ -362,12 +393,24 @@ class Session:
                 self.settings[key] = value
                 if key.startswith("spark."):
                     self.spark.conf.set(key, value)
+                if key.startswith("hive.compactor."):
+                    self._restart_compactor()
             else:
                 key = node.name.strip()
                 value = self.settings.get(key)
                 text = f"{key}={value}" if value is not None else f"{key} is undefined"
                 return self.spark.createDataFrame([(text,)], "set string")
         return None
+
+    def _restart_compactor(self) -> None:
+        """Start, restart or stop the compactor thread to match the ``hive.compactor.*`` settings."""
+        from hiveacid_sql.compactor.service import CompactorThread, wants_compactor
+
+        if self._compactor_thread is not None:
+            self._compactor_thread.stop()
+            self._compactor_thread = None
+        if wants_compactor(self.settings):
+            self._compactor_thread = CompactorThread(self.spark, self.store, self.settings).start()
 
     def _describe(self, st: Statement) -> DataFrame:
         node = st.tree.this
