@@ -7,7 +7,8 @@ request waits, with ``HL_BLOCKEDBY_*`` naming the first lock in its way. Checkin
 jump table over the locks in front of the request: the same database, and the same table and
 partition where both name one (a database lock covers its tables, a table lock its partitions),
 sorted acquired first, then SHARED_READ < SHARED_WRITE < EXCLUSIVE, then by id. Only locks entered
-before the request are in front of it, so requests are served first come, first served. Locks of
+before the request can be in front of it; as in Hive 3.1, a waiting lock is passed by later requests
+of a weaker type (readers can pass a waiting EXCLUSIVE), never of its own or a stronger one. Locks of
 the same transaction never block each other. Checks are serialised by a row lock on NEXT_LOCK_ID,
 as Hive serialises them with its CheckLock mutex.
 
