@@ -346,3 +346,59 @@ def test_compactor_command_rejects_bad_arguments(capsys):
 
     assert main(["compactor", "--conf", "nonsense"]) == 2
     assert "KEY=VALUE" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------------ randomized
+from hypothesis import HealthCheck, Phase, example, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_ids = st.integers(0, 12)
+_insert = st.tuples(st.just("insert"), st.lists(st.tuples(_ids, st.integers(0, 99)), min_size=1, max_size=4))
+_change = st.tuples(st.sampled_from(["update", "delete"]), st.integers(2, 4), st.integers(0, 3))
+_merge = st.tuples(
+    st.just("merge"), st.lists(st.tuples(_ids, st.integers(0, 99)), min_size=1, max_size=3, unique_by=lambda r: r[0])
+)
+_ops = st.lists(st.one_of(_insert, _change, _merge), min_size=1, max_size=4)
+_counter = iter(range(1_000_000))
+
+
+def _apply(acid, table: str, op) -> None:
+    if op[0] == "insert":
+        acid.sql(f"INSERT INTO {table} VALUES " + ", ".join(f"({i}, {v})" for i, v in op[1]))
+    elif op[0] == "update":
+        acid.sql(f"UPDATE {table} SET v = v + 1 WHERE id % {op[1]} = {op[2] % op[1]}")
+    elif op[0] == "delete":
+        acid.sql(f"DELETE FROM {table} WHERE id % {op[1]} = {op[2] % op[1]}")
+    else:
+        source = " UNION ALL ".join(f"SELECT {i} AS id, {v} AS v" for i, v in op[1])
+        acid.sql(
+            f"MERGE INTO {table} AS t USING ({source}) AS s ON t.id = s.id "
+            "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)"
+        )
+
+
+@settings(
+    max_examples=3, deadline=None, phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@example(first=[("insert", [(0, 0)])], second=[("insert", [(0, 0)])])  # a no-op minor, then a base above it
+@given(first=_ops, second=_ops)
+def test_random_histories_keep_rows_and_row_ids_through_minor_major_and_cleaning(acid, first, second):
+    table = f"r{next(_counter)}"
+    acid.sql(f"CREATE TABLE {table} (id int, v int) {ACID}")
+    for op in first:
+        _apply(acid, table, op)
+    before = _with_ids(acid, table)
+    acid.sql(f"ALTER TABLE {table} COMPACT 'minor' AND WAIT")
+    assert _with_ids(acid, table) == before
+    for op in second:
+        _apply(acid, table, op)
+    before = _with_ids(acid, table)
+    acid.sql(f"ALTER TABLE {table} COMPACT 'minor' AND WAIT")
+    assert _with_ids(acid, table) == before
+    acid.sql(f"ALTER TABLE {table} COMPACT 'major' AND WAIT")
+    assert _with_ids(acid, table) == before
+    _release_session_reads(acid)
+    Compactor(acid.spark, acid.store).clean()
+    assert _with_ids(acid, table) == before
+    assert all(c.state_name == "succeeded" for c in _queue(acid).list() if c.table == table)
