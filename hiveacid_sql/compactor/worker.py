@@ -39,7 +39,7 @@ from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for, list_acid_dir
 from hiveacid_sql.acid.state import TableListing, get_acid_state
 from hiveacid_sql.acid.writeids import ValidWriteIdList
-from hiveacid_sql.errors import CompactionError, HiveAcidError
+from hiveacid_sql.errors import CompactionError, HiveAcidError, NotEnoughHistoryError
 from hiveacid_sql.txn import TableDef, TxnStore
 from hiveacid_sql.txn.compactions import (
     READY_FOR_CLEANING,
@@ -250,9 +250,12 @@ class Compactor:
 
 
 def _obsolete(listing: TableListing, view: ValidWriteIdList) -> tuple[str, ...]:
-    if not view.exceptions:
-        return obsolete_after(listing, view.high_watermark)
-    return get_acid_state(listing, view).obsolete
+    try:
+        if not view.exceptions:
+            return obsolete_after(listing, view.high_watermark)
+        return get_acid_state(listing, view).obsolete
+    except NotEnoughHistoryError:
+        return ()  # a later major compaction's base already covers this one: its own cleaning removes the rest
 
 
 def _dir_sizes(listing: TableListing) -> dict[str, int]:
