@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         except (HiveAcidError, OSError) as exc:
             print(f"hiveacid-sql: {' '.join(str(exc).split())}", file=sys.stderr)
             return 2
-        _quiet_pyspark_error_logs(verbose=args.verbose)
+        quiet_pyspark_error_logs(verbose=args.verbose)
         if args.verbose:
             print(f"Connected: Spark {acid.spark.version}, master {acid.spark.sparkContext.master}, "
                   f"warehouse {acid.warehouse}, store {_hide_password(acid.store.url)}", file=sys.stderr)
@@ -96,7 +96,7 @@ def _check(args: argparse.Namespace) -> dict:
     return plan
 
 
-def _quiet_pyspark_error_logs(*, verbose: bool) -> None:
+def quiet_pyspark_error_logs(*, verbose: bool) -> None:
     """PySpark logs every SQL error with its JVM stack trace as JSON on stderr; the runner already reports
     the error on one line, so those logs only show with ``--verbose``."""
     from pyspark.logger import PySparkLogger
