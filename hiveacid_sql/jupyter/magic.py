@@ -25,7 +25,7 @@ from traitlets import Dict, Integer, Unicode
 
 from hiveacid_sql.errors import HiveAcidError
 from hiveacid_sql.jupyter.display import DmlReport, QueryResult
-from hiveacid_sql.jupyter.params import substitute
+from hiveacid_sql.jupyter.params import paste, substitute
 from hiveacid_sql.results import DmlResult
 
 #: option -> (destination, takes a value)
@@ -103,18 +103,18 @@ class AcidMagic(Magics):
     @line_cell_magic
     def acid(self, line: str, cell: str | None = None) -> Any:
         """Run Hive SQL: ``%acid [options] SQL`` or ``%%acid [options]`` over a cell of statements."""
-        opts, sql = split_options(line)
-        if cell is not None:
-            sql = (sql + "\n" + cell) if sql.strip() else cell
-        if opts.get("close"):
-            self.close()
-            if not sql.strip():
-                return None
-        self._connect(opts)
-        if not sql.strip():
-            return None
         namespace = self.shell.user_ns if self.shell is not None else {}
         try:
+            opts, sql = split_options(paste(line, namespace))
+            if cell is not None:
+                sql = (sql + "\n" + cell) if sql.strip() else cell
+            if opts.get("close"):
+                self.close()
+                if not sql.strip():
+                    return None
+            self._connect(opts)
+            if not sql.strip():
+                return None
             result = self._run(substitute(sql, namespace), opts)
         except HiveAcidError as exc:
             raise UsageError(f"{type(exc).__name__}: {exc}") from None

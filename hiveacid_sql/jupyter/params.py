@@ -28,6 +28,11 @@ class ParameterError(HiveAcidError):
 
 def substitute(sql: str, namespace: Mapping[str, Any]) -> str:
     """``sql`` with ``{{var}}`` pasted and ``:var`` bound from ``namespace``."""
+    return bind(paste(sql, namespace), namespace)
+
+
+def paste(text: str, namespace: Mapping[str, Any]) -> str:
+    """``text`` with every ``{{var}}`` replaced by the variable's text (also used on the magic's options)."""
 
     def template(match: re.Match[str]) -> str:
         name = match.group(1)
@@ -35,7 +40,11 @@ def substitute(sql: str, namespace: Mapping[str, Any]) -> str:
             raise ParameterError(f"{{{{{name}}}}} is not defined in the notebook")
         return str(namespace[name])
 
-    sql = _TEMPLATE.sub(template, sql)
+    return _TEMPLATE.sub(template, text)
+
+
+def bind(sql: str, namespace: Mapping[str, Any]) -> str:
+    """``sql`` with every ``:var`` outside quoted text and comments replaced by the value's literal."""
     out: list[str] = []
     for code, text in _segments(sql):
         out.append(_PARAM.sub(lambda m: _bind(m, namespace), text) if code else text)
