@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import re
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -40,6 +41,10 @@ def run(args: argparse.Namespace) -> int:
         except (HiveAcidError, OSError) as exc:
             print(f"hiveacid-sql: {' '.join(str(exc).split())}", file=sys.stderr)
             return 2
+        quiet_pyspark_error_logs(verbose=args.verbose)
+        if args.verbose:
+            print(f"Connected: Spark {acid.spark.version}, master {acid.spark.sparkContext.master}, "
+                  f"warehouse {acid.warehouse}, store {_hide_password(acid.store.url)}", file=sys.stderr)
         for key, value in plan["hiveconf"].items():
             acid.settings[key] = value
             if key.startswith("spark."):
@@ -54,8 +59,8 @@ def run(args: argparse.Namespace) -> int:
             if not runner.run_script(name, text, force=args.force) and not args.force:
                 return 1
         if plan["main"] is None:
-            ok = runner.interactive(sys.stdin, force=args.force)
-        elif args.atomic:
+            return 0 if runner.interactive(sys.stdin, force=args.force) else 1
+        if args.atomic:
             ok = runner.run_atomic(*plan["main"])
         else:
             ok = runner.run_script(*plan["main"], force=args.force)
@@ -89,6 +94,19 @@ def _check(args: argparse.Namespace) -> dict:
         if args.dry_run and "dry_run" not in inspect.signature(Session.run_statement).parameters:
             raise UsageError("--dry-run needs dry runs of statements, which this build does not have")
     return plan
+
+
+def quiet_pyspark_error_logs(*, verbose: bool) -> None:
+    """PySpark logs every SQL error with its JVM stack trace as JSON on stderr; the runner already reports
+    the error on one line, so those logs only show with ``--verbose``."""
+    from pyspark.logger import PySparkLogger
+
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        PySparkLogger.getLogger(name).disabled = not verbose
+
+
+def _hide_password(url: str) -> str:
+    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
 
 
 def _read(name: str) -> str:

@@ -96,8 +96,8 @@ class Runner:
     def interactive(self, stdin: TextIO, *, force: bool = False) -> bool:
         """Read statements until ``quit;`` or end of input; a statement may span lines until its ``;``.
 
-        On a terminal a failed statement only reports its error (the session goes on); input from a
-        pipe is a script, so it stops at the first failure unless ``force``.
+        On a terminal a failed statement only reports its error (the session goes on, and ends with
+        status 0); input from a pipe is a script, so it stops at the first failure unless ``force``.
         """
         tty = stdin.isatty()
         history = _History() if tty else None
@@ -123,7 +123,7 @@ class Runner:
             for statement in split.statements:
                 number += 1
                 if statement.text.lower() in _QUIT:
-                    return ok
+                    return ok or tty
                 try:
                     succeeded = self.run_statement(f"<stdin>#{number}" if tty else "<stdin>", statement)
                 except KeyboardInterrupt:
@@ -142,7 +142,7 @@ class Runner:
             split = split_script(buffer)
             for statement in split.statements + ([split.rest] if split.rest else []):
                 ok = self.run_statement("<stdin>", statement) and ok
-        return ok
+        return ok or tty  # on a terminal the errors were shown as they came; leaving is a success
 
     # -- one statement -----------------------------------------------------------------------------
     def run_statement(self, source: str, statement: ScriptStatement) -> bool:
