@@ -60,3 +60,7 @@ class NotEnoughHistoryError(AcidFormatError):
 
 class ExecutionError(HiveAcidError):
     """A Spark job failed while running a statement; the statement's transaction was aborted."""
+
+
+class TimeTravelError(PlanError):
+    """``VERSION AS OF`` asks for a version that does not exist or whose files are no longer there."""

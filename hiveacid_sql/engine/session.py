@@ -22,6 +22,7 @@ from hiveacid_sql.engine import ddl, show
 from hiveacid_sql.engine.binder import bound
 from hiveacid_sql.engine.dml import DmlRunner
 from hiveacid_sql.engine.explain import explain
+from hiveacid_sql.engine.history import describe_history
 from hiveacid_sql.engine.transaction import Transaction
 from hiveacid_sql.errors import HiveAcidError, PlanError, UnsupportedStatementError
 from hiveacid_sql.exec.session import local_session
@@ -117,7 +118,9 @@ class Session:
         plan = self.planner.plan_query(tree)
         tables = sorted({(t.db, t.name) for t in plan.reads.tables})
         snapshot = self._txn.snapshot(plan.reads.tables) if self._txn else self.store.snapshot(tables)
-        with bound(self.spark, snapshot, self.current_db, self.catalog.list_partitions) as binder:
+        with bound(
+            self.spark, snapshot, self.current_db, self.catalog.list_partitions, self.catalog.partition_write_ids
+        ) as binder:
             return binder.run(plan.query, plan.reads)
 
     @contextmanager
@@ -147,12 +150,12 @@ class Session:
 
     # -- statement handlers ------------------------------------------------------------------------
     def _dml_statement(self, st: Statement) -> DmlResult:
-        return self._dml.run(self.planner.plan(st.tree))
+        return self._dml.run(self.planner.plan(st.tree), st.text)
 
     def _truncate(self, st: Statement) -> DmlResult | None:
         result = None
         for table in st.tree.expressions:
-            result = self._dml.run(self.planner.plan_truncate(table))
+            result = self._dml.run(self.planner.plan_truncate(table), st.text)
         return result
 
     def _create(self, st: Statement) -> None:
@@ -200,6 +203,8 @@ class Session:
             )
         table = self.planner.resolve(node)
         style = st.tree.args.get("style")
+        if style is not None and str(style).upper() == "HISTORY":
+            return describe_history(self, table)
         return show.describe(self, table, str(style).upper() if style else None)
 
     def _show(self, st: Statement) -> DataFrame:

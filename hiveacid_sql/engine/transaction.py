@@ -27,6 +27,7 @@ from hiveacid_sql.acid.names import (
 )
 from hiveacid_sql.errors import TxnError
 from hiveacid_sql.txn import Snapshot, TableDef, TxnStore
+from hiveacid_sql.txn.history import WriteRecord
 
 #: Operation types of TXN_COMPONENTS, strongest last: a partition both updated and inserted into is 'u'.
 _OPERATION_RANK = {"i": 0, "d": 1, "u": 2}
@@ -42,6 +43,8 @@ class TableWrites:
     directories: set[str] = field(default_factory=set)  # relative to the table
     statement_ids: set[int] = field(default_factory=set)
     overwrite: bool = False
+    # (operation, statement text, inserted, updated, deleted) per statement, for the write history
+    statements: list[tuple[str, str | None, int, int, int]] = field(default_factory=list)
 
 
 class Transaction:
@@ -49,7 +52,8 @@ class Transaction:
 
     def __init__(self, store: TxnStore, *, agent: str = "hiveacid-sql") -> None:
         self.store = store
-        self.txn_id = store.open_txn(getpass.getuser(), socket.gethostname(), agent)
+        self.user = getpass.getuser()
+        self.txn_id = store.open_txn(self.user, socket.gethostname(), agent)
         self._next_statement = 0
         self._writes: dict[str, TableWrites] = {}
         self.state = "open"
@@ -93,6 +97,36 @@ class Transaction:
         writes.statement_ids.update(statement_ids)
         writes.overwrite = writes.overwrite or overwrite
 
+    def note_statement(
+        self, table: TableDef, operation: str, text: str | None, *, inserted: int = 0, updated: int = 0, deleted: int = 0
+    ) -> None:
+        """Note a finished statement on ``table`` for the write history written at commit."""
+        writes = self._writes.get(table.qualified_name)
+        if writes is not None:
+            writes.statements.append((operation, text, inserted, updated, deleted))
+
+    def history(self) -> list[WriteRecord]:
+        """One history record per table written: its statements' kinds and texts joined, counts summed."""
+        out = []
+        for writes in self._writes.values():
+            stmts = writes.statements
+            ops = list(dict.fromkeys(op for op, *_ in stmts)) or ["WRITE"]
+            texts = [t for _, t, *_ in stmts if t]
+            out.append(
+                WriteRecord(
+                    writes.table.db,
+                    writes.table.name,
+                    writes.write_id,
+                    "; ".join(ops),
+                    ";\n".join(texts) or None,
+                    self.user,
+                    sum(s[2] for s in stmts),
+                    sum(s[3] for s in stmts),
+                    sum(s[4] for s in stmts),
+                )
+            )
+        return out
+
     def expect(self, table: TableDef, statement_ids: Iterable[int], *, overwrite: bool = False) -> None:
         """Before writing: remember which directory names a failure would have to clean up."""
         self.record(table, {}, (), statement_ids, overwrite=overwrite)
@@ -111,7 +145,7 @@ class Transaction:
                 by_op.setdefault(op, []).append(part or None)
             for op, names in by_op.items():
                 self.store.add_components(self.txn_id, table.db, table.name, writes.write_id, op, names)
-        self.store.commit_txn(self.txn_id)
+        self.store.commit_txn(self.txn_id, self.history())
         self.state = "committed"
 
     def abort(self) -> None:
