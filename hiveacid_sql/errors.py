@@ -77,3 +77,7 @@ class TxnStateError(TxnError):
 
 class CompactionError(HiveAcidError):
     """A compaction request refused (non-ACID table, bad partition, bad type) or a compaction that failed."""
+
+
+class TimeTravelError(PlanError):
+    """``VERSION AS OF`` asks for a version that does not exist or whose files are no longer there."""

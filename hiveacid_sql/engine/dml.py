@@ -9,6 +9,7 @@ ones by Spark tasks.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -112,7 +113,8 @@ class DmlRunner:
         return [to_spark_type(c.type) for c in table.columns]
 
     # -- entry -------------------------------------------------------------------------------------
-    def run(self, plan: DmlPlan) -> DmlResult:
+    def run(self, plan: DmlPlan, text: str | None = None) -> DmlResult:
+        """Run ``plan`` in the session's transaction; ``text`` (the statement's SQL) goes to the write history."""
         started = time.monotonic()
         target = plan.target
         if isinstance(plan, InsertPlan) and not target.is_transactional:
@@ -127,7 +129,12 @@ class DmlRunner:
                 raise
             except Exception as exc:
                 raise spark_error(exc) from exc
-        return self._result(plan, outcome, txn.txn_id, write_id, started)
+            result = self._result(plan, outcome, txn.txn_id, write_id, started)
+            txn.note_statement(
+                target, plan.statement, text, inserted=result.num_inserted_rows,
+                updated=result.num_updated_rows, deleted=result.num_deleted_rows,
+            )
+        return dataclasses.replace(result, execution_time_ms=int((time.monotonic() - started) * 1000))
 
     # -- ACID legs --------------------------------------------------------------------------------
     def _execute(self, plan: DmlPlan, txn: Transaction) -> tuple[_Outcome, int]:
@@ -144,7 +151,9 @@ class DmlRunner:
         if isinstance(plan, TruncatePlan):
             return self._truncate(plan, txn, sink, fs, stmt), write_id
         session = self.session
-        with bound(session.spark, snapshot, session.current_db, session.catalog.list_partitions) as binder:
+        with bound(
+            session.spark, snapshot, session.current_db, session.catalog.list_partitions, session.catalog.partition_write_ids
+        ) as binder:
             if isinstance(plan, InsertPlan):
                 rows = shape_rows(binder.run(plan.source, plan.reads), target, plan.column_order, plan.static_partitions)
                 static = self._static_part_dir(plan) if self._all_static(plan) else None
@@ -243,7 +252,10 @@ class DmlRunner:
         session = self.session
         snapshot = session.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
         try:
-            with bound(session.spark, snapshot, session.current_db, session.catalog.list_partitions) as binder:
+            with bound(
+                session.spark, snapshot, session.current_db, session.catalog.list_partitions,
+                session.catalog.partition_write_ids,
+            ) as binder:
                 rows = shape_rows(binder.run(plan.source, plan.reads), plan.target, plan.column_order, ())
                 rows = rows.cache()
                 count = rows.count()

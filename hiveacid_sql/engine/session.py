@@ -23,7 +23,9 @@ from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.engine import compaction, ddl, show, txn_statements
 from hiveacid_sql.engine.binder import bound
 from hiveacid_sql.engine.dml import DmlRunner
+from hiveacid_sql.engine.dryrun import dry_run_frame
 from hiveacid_sql.engine.explain import explain
+from hiveacid_sql.engine.history import describe_history
 from hiveacid_sql.engine.transaction import Transaction, lock_components
 from hiveacid_sql.errors import (
     HiveAcidError,
@@ -41,6 +43,8 @@ from hiveacid_sql.txn import Snapshot, TxnStore
 from hiveacid_sql.txn.compactions import ReadLeases
 
 Result = DataFrame | DmlResult
+#: Statements a dry run (``dry_run=True``, ``EXPLAIN ANALYZE``) answers with the rows they would change.
+DRY_RUN_TYPES = (exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.TruncateTable)
 
 #: Statements Hive refuses inside a multi-statement transaction (DDL, and ending other transactions).
 _NOT_IN_TRANSACTION = (exp.Create, exp.Drop, exp.Alter, exp.TruncateTable, nodes.AbortTransactions, nodes.Compact)
@@ -84,7 +88,7 @@ class Session:
             exp.Describe: self._describe,
             exp.Show: self._show,
             nodes.ShowTblProperties: self._show_tblproperties,
-            nodes.Explain: lambda st: explain(self, st.tree.this, st.tree.args.get("kind")),
+            nodes.Explain: self._explain,
             exp.Transaction: lambda st: self.begin(),
             exp.Commit: lambda st: self.commit(),
             exp.Rollback: lambda st: self.rollback(),
@@ -96,12 +100,16 @@ class Session:
         }
 
     # -- public API -------------------------------------------------------------------------------
-    def sql(self, text: str) -> Result | None:
-        """Run one statement or several separated by ``;``; return the last one's result."""
+    def sql(self, text: str, *, dry_run: bool = False) -> Result | None:
+        """Run one statement or several separated by ``;``; return the last one's result.
+
+        ``dry_run``: DML statements return the rows they would change (a DataFrame, see
+        :mod:`hiveacid_sql.engine.dryrun`) and commit nothing; queries run as usual; anything else is refused.
+        """
         self._check_open()
         result: Result | None = None
         for statement in parse(text):
-            result = self.run_statement(statement)
+            result = self.run_statement(statement, dry_run=dry_run)
         return result
 
     def table(self, name: str) -> DataFrame:
@@ -245,7 +253,8 @@ class Session:
         self.close()
 
     # -- plumbing used by the statement handlers ---------------------------------------------------
-    def run_statement(self, statement: Statement) -> Result | None:
+    def run_statement(self, statement: Statement, *, dry_run: bool = False) -> Result | None:
+        """Run one parsed statement (``dry_run``: as in :meth:`sql`)."""
         tree = statement.tree
         if self._aborted_txn is not None and not isinstance(tree, exp.Commit | exp.Rollback):
             raise TxnAbortedError(f"{self._aborted_txn}; only ROLLBACK (or COMMIT) may follow")
@@ -256,6 +265,8 @@ class Session:
             )
         if is_query(tree):
             return self.query_frame(tree)
+        if dry_run:
+            return self.dry_run(statement)
         handler = self._handlers.get(type(tree))
         if handler is None:
             raise UnsupportedStatementError(
@@ -269,6 +280,35 @@ class Session:
     def run_statement_tree(self, tree: exp.Expression) -> Result | None:
         """Run a statement built in code (e.g. the INSERT half of CREATE TABLE AS SELECT)."""
         return self.run_statement(Statement(tree=tree, text=tree.sql(dialect="hiveacid"), line=1, col=1))
+
+    def dry_run(self, statement: Statement) -> DataFrame:
+        """The rows a DML statement would change, with old and new values; nothing is committed or written."""
+        tree = statement.tree
+        if not isinstance(tree, DRY_RUN_TYPES):
+            raise UnsupportedStatementError(
+                f"a dry run covers INSERT, UPDATE, DELETE, MERGE and TRUNCATE, not {statement.text.split()[0].upper()}",
+                statement.line,
+                statement.col,
+            )
+        if isinstance(tree, exp.TruncateTable) and len(tree.expressions) != 1:
+            raise UnsupportedStatementError("a dry run of TRUNCATE takes one table", statement.line, statement.col)
+        plan = self.planner.plan(tree)
+        reads = getattr(plan, "reads", None)
+        tables = {t.qualified_name: t for t in (reads.tables if reads else ())}
+        tables[plan.target.qualified_name] = plan.target
+        snapshot = (
+            self._txn.snapshot(tables.values())
+            if self._txn
+            else self.store.snapshot(sorted({(t.db, t.name) for t in tables.values()}))
+        )
+        return dry_run_frame(self, plan, snapshot)
+
+    def _explain(self, st: Statement) -> DataFrame:
+        kind = st.tree.args.get("kind")
+        inner = st.tree.this
+        if kind == "ANALYZE" and isinstance(inner, DRY_RUN_TYPES):
+            return self.dry_run(Statement(tree=inner, text=st.text, line=st.line, col=st.col))
+        return explain(self, inner, kind)
 
     def query_frame(self, tree: exp.Expression) -> DataFrame:
         """A query over snapshot views; every ACID table in it is read at one snapshot."""
@@ -291,12 +331,16 @@ class Session:
     def _query_in_snapshot(self, plan) -> DataFrame:
         if self._txn is None:  # auto-commit reads take no locks: a snapshot of files needs none
             snapshot = self.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
-            with bound(self.spark, snapshot, self.current_db, self.catalog.list_partitions) as binder:
+            with bound(
+                self.spark, snapshot, self.current_db, self.catalog.list_partitions, self.catalog.partition_write_ids
+            ) as binder:
                 return binder.run(plan.query, plan.reads)
         with self.transaction() as txn:
             self.lock_statement(txn, plan)
             snapshot = txn.snapshot(plan.reads.tables)
-            with bound(self.spark, snapshot, self.current_db, self.catalog.list_partitions) as binder:
+            with bound(
+                self.spark, snapshot, self.current_db, self.catalog.list_partitions, self.catalog.partition_write_ids
+            ) as binder:
                 return binder.run(plan.query, plan.reads)
 
     def snapshot_for(self, tables: list) -> Snapshot:
@@ -350,12 +394,12 @@ class Session:
                 f"Writing non-transactional table {plan.target.qualified_name} is not allowed in a transaction "
                 f"(it could not be rolled back).  TransactionID=txnid:{self._txn.txn_id}."
             )
-        return self._dml.run(plan)
+        return self._dml.run(plan, st.text)
 
     def _truncate(self, st: Statement) -> DmlResult | None:
         result = None
         for table in st.tree.expressions:
-            result = self._dml.run(self.planner.plan_truncate(table))
+            result = self._dml.run(self.planner.plan_truncate(table), st.text)
         return result
 
     def _create(self, st: Statement) -> None:
@@ -423,6 +467,8 @@ class Session:
             )
         table = self.planner.resolve(node)
         style = st.tree.args.get("style")
+        if style is not None and str(style).upper() == "HISTORY":
+            return describe_history(self, table)
         return show.describe(self, table, str(style).upper() if style else None)
 
     def _show(self, st: Statement) -> DataFrame:

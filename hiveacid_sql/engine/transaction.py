@@ -36,6 +36,7 @@ from hiveacid_sql.acid.names import (
 from hiveacid_sql.errors import TxnAbortedError, TxnError
 from hiveacid_sql.plan.model import DeletePlan, InsertPlan, MergePlan, QueryPlan, TruncatePlan, UpdatePlan
 from hiveacid_sql.txn import Snapshot, TableDef, TxnStore, ValidTxnList
+from hiveacid_sql.txn.history import WriteRecord
 from hiveacid_sql.txn.locks import EXCLUSIVE, SHARED_READ, SHARED_WRITE, LockComponent
 
 #: Operation types of TXN_COMPONENTS, strongest last: a partition both updated and inserted into is 'u'.
@@ -52,6 +53,8 @@ class TableWrites:
     directories: set[str] = field(default_factory=set)  # relative to the table
     statement_ids: set[int] = field(default_factory=set)
     overwrite: bool = False
+    # (operation, statement text, inserted, updated, deleted) per statement, for the write history
+    statements: list[tuple[str, str | None, int, int, int]] = field(default_factory=list)
 
 
 _LOCK_RANK = {SHARED_READ: 0, SHARED_WRITE: 1, EXCLUSIVE: 2}
@@ -204,6 +207,36 @@ class Transaction:
         writes.statement_ids.update(statement_ids)
         writes.overwrite = writes.overwrite or overwrite
 
+    def note_statement(
+        self, table: TableDef, operation: str, text: str | None, *, inserted: int = 0, updated: int = 0, deleted: int = 0
+    ) -> None:
+        """Note a finished statement on ``table`` for the write history written at commit."""
+        writes = self._writes.get(table.qualified_name)
+        if writes is not None:
+            writes.statements.append((operation, text, inserted, updated, deleted))
+
+    def history(self) -> list[WriteRecord]:
+        """One history record per table written: its statements' kinds and texts joined, counts summed."""
+        out = []
+        for writes in self._writes.values():
+            stmts = writes.statements
+            ops = list(dict.fromkeys(op for op, *_ in stmts)) or ["WRITE"]
+            texts = [t for _, t, *_ in stmts if t]
+            out.append(
+                WriteRecord(
+                    writes.table.db,
+                    writes.table.name,
+                    writes.write_id,
+                    "; ".join(ops),
+                    ";\n".join(texts) or None,
+                    self.user,
+                    sum(s[2] for s in stmts),
+                    sum(s[3] for s in stmts),
+                    sum(s[4] for s in stmts),
+                )
+            )
+        return out
+
     def expect(self, table: TableDef, statement_ids: Iterable[int], *, overwrite: bool = False) -> None:
         """Before writing: remember which directory names a failure would have to clean up."""
         self.record(table, {}, (), statement_ids, overwrite=overwrite)
@@ -223,7 +256,7 @@ class Transaction:
             for op, names in by_op.items():
                 self.store.add_components(self.txn_id, table.db, table.name, writes.write_id, op, names)
         try:
-            self.store.commit_txn(self.txn_id, self.seen)
+            self.store.commit_txn(self.txn_id, self.seen, self.history())
         except TxnAbortedError:  # a write conflict (or a time-out) aborted it: its files go
             self._stop_heartbeat()
             self.state = "aborted"

@@ -279,6 +279,27 @@ TABLE_PARAMS = sa.Table(
     sa.Column("PARAM_VALUE", sa.Text),
 )
 
+# --------------------------------------------------------------------------- history (ours)
+# One row per committed write id of a table: what DESCRIBE HISTORY shows. Hive keeps no such record
+# (COMPLETED_TXN_COMPONENTS has no statement and is pruned by the cleaner), hence our own table, written in
+# the same database transaction as the commit. Adopted write ids (data found on disk) have WH_TXNID NULL.
+HIVEACID_WRITE_HISTORY = sa.Table(
+    "HIVEACID_WRITE_HISTORY",
+    metadata,
+    sa.Column("WH_DATABASE", _Db, nullable=False),
+    sa.Column("WH_TABLE", _Tbl, nullable=False),
+    sa.Column("WH_WRITEID", sa.BigInteger, nullable=False),
+    sa.Column("WH_TXNID", sa.BigInteger),
+    sa.Column("WH_COMMIT_TIME", sa.BigInteger, nullable=False),  # epoch millis, as TXNS
+    sa.Column("WH_USER", sa.String(128)),
+    sa.Column("WH_OPERATION", sa.String(128), nullable=False),  # INSERT, UPDATE, ..., ADOPTED
+    sa.Column("WH_STATEMENT", sa.Text),
+    sa.Column("WH_ROWS_INSERTED", sa.BigInteger),
+    sa.Column("WH_ROWS_UPDATED", sa.BigInteger),
+    sa.Column("WH_ROWS_DELETED", sa.BigInteger),
+    sa.Index("HIVEACID_WRITE_HISTORY_IDX", "WH_DATABASE", "WH_TABLE", "WH_WRITEID", unique=True),
+)
+
 #: Txn-side tables that name a table by (db, table) columns: renamed and cleaned with it.
 TABLE_NAME_COLUMNS: tuple[tuple[sa.Table, str, str], ...] = (
     (TXN_COMPONENTS, "TC_DATABASE", "TC_TABLE"),
@@ -290,4 +311,5 @@ TABLE_NAME_COLUMNS: tuple[tuple[sa.Table, str, str], ...] = (
     (COMPACTION_QUEUE, "CQ_DATABASE", "CQ_TABLE"),
     (COMPLETED_COMPACTIONS, "CC_DATABASE", "CC_TABLE"),
     (HIVEACID_READ_LEASES, "RL_DATABASE", "RL_TABLE"),
+    (HIVEACID_WRITE_HISTORY, "WH_DATABASE", "WH_TABLE"),
 )

@@ -24,6 +24,7 @@ from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.bootstrap import DEFAULT_DB_LOCATION, ensure_schema
 from hiveacid_sql.txn.catalog import Catalog
 from hiveacid_sql.txn.db import Db, RetryTxn, make_engine
+from hiveacid_sql.txn.history import HistoryEntry, WriteRecord, adopted_records, insert_records, read_history
 from hiveacid_sql.txn.locks import LockManager
 from hiveacid_sql.txn.snapshot import Snapshot, TableWriteIds, ValidTxnList
 
@@ -185,8 +186,13 @@ class TxnStore:
 
         self._db.run_write(run)
 
-    def commit_txn(self, txn_id: int, seen: ValidTxnList | None = None) -> None:
+    def commit_txn(
+        self, txn_id: int, seen: ValidTxnList | None = None, history: Sequence[WriteRecord] = ()
+    ) -> None:
         """Commit: components move to COMPLETED_TXN_COMPONENTS and the TXNS row is deleted.
+
+        ``history``: what the transaction did per table (HIVEACID_WRITE_HISTORY), written in the same
+        database transaction, so the history holds exactly the committed write ids.
 
         A transaction that updated or deleted is first checked against WRITE_SET (Hive 3.1
         ``commitTxn``): if a transaction that committed after this one started updated or deleted
@@ -209,6 +215,7 @@ class TxnStore:
                 conn.execute(sa.update(s.TXNS).where(s.TXNS.c.TXN_ID == txn_id).values(TXN_STATE=ABORTED))
                 conn.execute(sa.delete(s.HIVE_LOCKS).where(s.HIVE_LOCKS.c.HL_TXNID == txn_id))
                 return conflict
+            insert_records(conn, txn_id, history, _now_ms())
             if comps:
                 update_delete = "Y" if any(c["TC_OPERATION_TYPE"] in ("u", "d") for c in comps) else "N"
                 now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)
@@ -364,8 +371,15 @@ class TxnStore:
                 _insert_counter(conn, db, table, max_write_id + 1)
             elif current <= max_write_id:
                 conn.execute(sa.update(s.NEXT_WRITE_ID).where(*where).values(NWI_NEXT=max_write_id + 1))
+            insert_records(conn, None, adopted_records(conn, db, table, current or 1, max_write_id), _now_ms())
 
         self._db.run_write(run)
+
+    def table_history(self, db: str, table: str) -> list[HistoryEntry]:
+        """The committed write ids of ``db.table`` with what wrote them, newest first (DESCRIBE HISTORY)."""
+        db, table = _key(db, table)
+        with self._db.read() as conn:
+            return read_history(conn, db, table)
 
     def write_id_history(self, db: str, table: str) -> list[dict[str, Any]]:
         """Every allocated write id of the table with its txn, state and (if committed) commit time.
