@@ -7,7 +7,6 @@ Spark in them (splitter, variables, formats, the progress bar's text) are tested
 from __future__ import annotations
 
 import csv
-import importlib.util
 import io
 import json
 import os
@@ -25,7 +24,6 @@ from hiveacid_sql.cli.output import render
 from hiveacid_sql.cli.progress import render_stages
 from hiveacid_sql.cli.script import positioned, split_script, statements_of
 from hiveacid_sql.cli.variables import VariableError, Variables
-from hiveacid_sql.engine.session import Session
 
 CLI = [sys.executable, "-m", "hiveacid_sql.cli"]
 ACID = "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
@@ -206,10 +204,6 @@ def test_bad_command_lines_exit_2_before_spark_starts(tmp_path):
         (["-e", "SELECT 1", "-f", "x.sql"], "not allowed with argument"),
         (["-e", "SELECT 1", "--outputformat", "xml"], "invalid choice: 'xml'"),
     ]
-    if not callable(getattr(Session, "begin", None)):
-        cases.append((["-e", "SELECT 1", "--atomic"], "--atomic needs multi-statement transactions"))
-    if importlib.util.find_spec("hiveacid_sql.compactor") is None:
-        cases.append((["compactor", "--help"], "hiveacid-sql: the compactor service is not part of this build"))
     for args, message in cases:
         proc = run_cli(tmp_path, *args)
         assert (proc.returncode, proc.stdout) == (2, ""), (args, proc.stderr)
@@ -218,7 +212,6 @@ def test_bad_command_lines_exit_2_before_spark_starts(tmp_path):
     assert not (tmp_path / "warehouse").exists()  # nothing was started or created
 
 
-@pytest.mark.xfail(strict=True, reason="needs txns branch (acid.begin/commit/rollback)")
 def test_atomic_rolls_back_the_whole_script_when_a_statement_fails(acid, warehouse, tmp_path):
     acid.sql(f"CREATE TABLE employee (id int, name string) {ACID}")
     acid.sql("INSERT INTO employee VALUES (1, 'Jerry')")
@@ -231,7 +224,6 @@ def test_atomic_rolls_back_the_whole_script_when_a_statement_fails(acid, warehou
     assert [r.id for r in acid.sql("SELECT id FROM employee ORDER BY id").collect()] == [1]
 
 
-@pytest.mark.xfail(strict=True, reason="needs history branch (run_statement(st, dry_run=True))")
 def test_dry_run_shows_the_change_and_commits_nothing(acid, warehouse, tmp_path):
     acid.sql(f"CREATE TABLE employee (id int, name string, salary int) {ACID}")
     acid.sql("INSERT INTO employee VALUES (1, 'Jerry', 5000), (2, 'Tom', 8000)")
