@@ -12,7 +12,14 @@ import time
 from collections.abc import Iterable
 
 from hiveacid_sql.errors import CatalogError
-from hiveacid_sql.txn.tabledef import STORAGE_FORMATS, TABLE_TYPES, Column, TableDef
+from hiveacid_sql.txn.tabledef import (
+    ORC_COMPRESS,
+    ORC_COMPRESSIONS,
+    STORAGE_FORMATS,
+    TABLE_TYPES,
+    Column,
+    TableDef,
+)
 
 TRANSACTIONAL = "transactional"
 TRANSACTIONAL_PROPERTIES = "transactional_properties"
@@ -42,8 +49,18 @@ def _check_acid_allowed(td: TableDef, storage_format: str, table_type: str) -> N
         )
 
 
+def _check_orc_compress(td: TableDef, params: dict[str, str]) -> None:
+    value = next((v for k, v in params.items() if k.lower() == ORC_COMPRESS), None)
+    if value is not None and value.strip().lower() not in ORC_COMPRESSIONS:
+        raise CatalogError(
+            f"Unsupported {ORC_COMPRESS} {value!r} for {td.qualified_name}: one of "
+            + ", ".join(c.upper() for c in ORC_COMPRESSIONS)
+        )
+
+
 def _normalize_acid_params(td: TableDef, params: dict[str, str]) -> dict[str, str]:
-    """Validate the 'transactional' pair and fill in ``transactional_properties=default``."""
+    """Validate the 'transactional' pair (and ``orc.compress``); fill in ``transactional_properties=default``."""
+    _check_orc_compress(td, params)
     value = params.get(TRANSACTIONAL)
     if value is not None and value not in ("true", "false"):
         raise CatalogError(
@@ -124,6 +141,7 @@ def merge_params(td: TableDef, changes: dict[str, str]) -> dict[str, str]:
     """ALTER TABLE SET TBLPROPERTIES: the new full parameter map, or CatalogError."""
     changes = normalize_params(changes)
     merged = {**td.params, **changes}
+    _check_orc_compress(td, changes)
     if td.is_transactional:
         if merged.get(TRANSACTIONAL) != "true":
             raise CatalogError(
