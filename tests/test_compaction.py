@@ -402,3 +402,26 @@ def test_random_histories_keep_rows_and_row_ids_through_minor_major_and_cleaning
     Compactor(acid.spark, acid.store).clean()
     assert _with_ids(acid, table) == before
     assert all(c.state_name == "succeeded" for c in _queue(acid).list() if c.table == table)
+
+
+def test_worker_dying_between_the_two_renames_of_a_minor_compaction(acid, warehouse, monkeypatch):
+    _after_merge(acid)
+    table = warehouse / "employee"
+    compactor = Compactor(acid.spark, acid.store, {"hive.compactor.worker.timeout": "0"})
+    real_publish = Compactor._publish
+
+    def dies_after_first(self, fs, root, build, outputs):
+        fs.move(f"{build}/{outputs[0]}", f"{root}/{outputs[0]}")  # the insert output is moved ...
+        raise KeyboardInterrupt  # ... and the process dies
+
+    monkeypatch.setattr(Compactor, "_publish", dies_after_first)
+    cq_id, _ = _queue(acid).enqueue("default", "employee", None, "minor")
+    with pytest.raises(KeyboardInterrupt):
+        compactor.work_one()
+    assert "delta_0000001_0000002" in _dirs(table) and "delete_delta_0000001_0000002" not in _dirs(table)
+    assert _with_ids(acid) == WALKTHROUGH_ROWS  # the lone output is ignored: Tom's old row stays deleted
+    monkeypatch.setattr(Compactor, "_publish", real_publish)
+    result = compactor.work_one()  # the next attempt finishes the move, then finds nothing more to do
+    assert result.compaction.id == cq_id and result.state == "r"
+    assert {"delta_0000001_0000002", "delete_delta_0000001_0000002"} <= set(_dirs(table))
+    assert _with_ids(acid) == WALKTHROUGH_ROWS
