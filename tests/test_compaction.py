@@ -425,3 +425,17 @@ def test_worker_dying_between_the_two_renames_of_a_minor_compaction(acid, wareho
     assert result.compaction.id == cq_id and result.state == "r"
     assert {"delta_0000001_0000002", "delete_delta_0000001_0000002"} <= set(_dirs(table))
     assert _with_ids(acid) == WALKTHROUGH_ROWS
+
+
+def test_initiator_records_a_failed_check_as_attempted_and_gives_up_after_two(acid, warehouse):
+    acid.sql(f"CREATE TABLE t (id int) {ACID}")
+    acid.sql("INSERT INTO t VALUES (1)")
+    broken = warehouse / "t" / "base_0000001"
+    broken.mkdir()
+    (broken / "_metadata_acid").write_text("{not json")
+    compactor = Compactor(acid.spark, acid.store)
+    assert compactor.initiate() == []
+    assert compactor.initiate() == []
+    assert compactor.initiate() == []  # two in a row: the initiator leaves the table alone
+    shown = acid.sql("SHOW COMPACTIONS").collect()
+    assert [(r.state, r.errormessage.split(":")[0]) for r in shown] == [("attempted", "AcidFormatError")] * 2
