@@ -30,6 +30,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from hiveacid_sql.acid.codec import encode_bucket
+from hiveacid_sql.acid.compaction import without_unfinished_publish
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for, list_acid_dir
 from hiveacid_sql.acid.names import parse_bucket_file, parse_original_file
@@ -125,7 +126,7 @@ def dir_files(
     ``buckets`` (bucket pruning) keeps only the ``bucket_N`` files (and originals) of those bucket ids.
     """
     root = join_path(location, part_dir) if part_dir else location
-    state = get_acid_state(list_acid_dir(fs, root), write_ids)
+    state = get_acid_state(without_unfinished_publish(list_acid_dir(fs, root)), write_ids)
     data: list[str] = []
     if state.base is not None:
         data += [join_path(root, f.path) for f in state.base_files]
