@@ -75,3 +75,18 @@ def test_merge_notebook_runs_to_the_end_with_compaction(tmp_path):
     texts = outputs(execute("02-merge-and-compaction.ipynb", tmp_path))
     assert any(re.search(r"^base_\d{7}(_v\d+)?/bucket_00000$", t, re.M) for t in texts[-2:])
     assert "<td>121.50</td>" in texts[-1]  # the rows read from the base are the rows before it
+
+
+def test_a_failing_magic_cell_fails_the_notebook(tmp_path):
+    """What makes a broken notebook fail the build: the magic's one-line errors are cell errors."""
+    from nbclient.exceptions import CellExecutionError
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("%load_ext hiveacid_sql"),
+        nbformat.v4.new_code_cell("%acid --limit many SELECT 1"),
+        nbformat.v4.new_code_cell("print('never reached')"),
+    ])
+    client = NotebookClient(nb, kernel_name="python3", timeout=120, resources={"metadata": {"path": str(tmp_path)}})
+    with pytest.raises(CellExecutionError, match="--limit expects a number of rows, got 'many'"):
+        client.execute()
+    assert nb.cells[2].outputs == []
