@@ -3,7 +3,7 @@
     hiveacid-sql -e "SQL" | -f FILE [options]   run statements (stop at the first error unless --force)
     hiveacid-sql [options]                      interactive prompt (or a script on stdin)
     hiveacid-sql dump PATH                      events of an ACID ORC file or table directory as JSON lines
-    hiveacid-sql compactor ...                  the compaction service (when installed)
+    hiveacid-sql compactor ...                  the compaction service
 
 Exit status: 0 when every statement ran, 1 when one failed (with ``--force``: when any failed), 2 for
 bad command-line input (unknown option, unreadable file, an option this build cannot honour).
@@ -89,12 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _compactor(argv: list[str]) -> int:
-    """``hiveacid-sql compactor ...`` is the compaction service's own command line, when it is installed."""
-    try:
-        from hiveacid_sql.compactor.service import main as compactor_main
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("hiveacid_sql.compactor"):
-            print("hiveacid-sql: the compactor service is not part of this build", file=sys.stderr)
-            return 2
-        raise
+    """``hiveacid-sql compactor ...``: the compaction service's own command line."""
+    from hiveacid_sql.compactor.service import main as compactor_main
+
     return int(compactor_main(argv) or 0)

@@ -1,13 +1,12 @@
 """The run command: check the options, open the connection, run init files, then -e, -f or the prompt.
 
-Everything that can be refused without Spark (bad ``K=V``, unreadable files, ``--atomic`` or
-``--dry-run`` in a build without them) is refused before the SparkSession starts, with exit status 2.
+Everything that can be refused without Spark (bad ``K=V``, unreadable files, ``--atomic`` without a
+script or with ``--force``) is refused before the SparkSession starts, with exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
-import inspect
 import re
 import sys
 from contextlib import ExitStack
@@ -85,18 +84,10 @@ def _check(args: argparse.Namespace) -> dict:
         plan["main"] = (args.file, _read(args.file))
     else:
         plan["main"] = None
-    if args.atomic or args.dry_run:
-        from hiveacid_sql.engine.session import Session
-
-        if args.atomic:
-            if plan["main"] is None:
-                raise UsageError("--atomic needs -e or -f")
-            if args.force:
-                raise UsageError("--atomic and --force cannot be combined (a failure rolls everything back)")
-            if not all(callable(getattr(Session, m, None)) for m in ("begin", "commit", "rollback")):
-                raise UsageError("--atomic needs multi-statement transactions, which this build does not have")
-        if args.dry_run and "dry_run" not in inspect.signature(Session.run_statement).parameters:
-            raise UsageError("--dry-run needs dry runs of statements, which this build does not have")
+    if args.atomic and plan["main"] is None:
+        raise UsageError("--atomic needs -e or -f")
+    if args.atomic and args.force:
+        raise UsageError("--atomic and --force cannot be combined (a failure rolls everything back)")
     return plan
 
 

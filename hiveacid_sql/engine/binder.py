@@ -8,6 +8,7 @@ the statement (the DataFrame keeps its plan), so nothing leaks into the user's s
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 import uuid
@@ -22,6 +23,7 @@ from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.engine.plain import read_plain
+from hiveacid_sql.engine.timetravel import PartitionWriteIds, requested_version, version_files
 from hiveacid_sql.errors import ExecutionError, HiveAcidError, PlanError
 from hiveacid_sql.exec.pruning import prune_partitions, pruned_buckets
 from hiveacid_sql.exec.scan import ScanFiles, scan_table, snapshot_files, user_columns, with_row_id
@@ -115,24 +117,49 @@ class Binder:
     """Registers snapshot views for one statement and renders it for Spark."""
 
     def __init__(
-        self, spark: SparkSession, snapshot: Snapshot, current_db: str, partitions_of: PartitionLister
+        self,
+        spark: SparkSession,
+        snapshot: Snapshot,
+        current_db: str,
+        partitions_of: PartitionLister,
+        partition_write_ids: PartitionWriteIds | None = None,
     ) -> None:
         self.spark = spark
         self.snapshot = snapshot
         self.current_db = current_db
         self.partitions_of = partitions_of
-        self.files: dict[str, ScanFiles] = {}  # qualified name -> what was read (EXPLAIN, tests)
-        self._views: dict[tuple[str, bool], str] = {}  # (qualified name, is DML target) -> view name
+        self.partition_write_ids = partition_write_ids  # for VERSION AS OF: which partitions came later
+        self.files: dict[str, ScanFiles] = {}  # qualified name (@version) -> what was read (EXPLAIN, tests)
+        # (qualified name, is DML target, VERSION AS OF or None) -> view name
+        self._views: dict[tuple[str, bool, int | None], str] = {}
         self._token = uuid.uuid4().hex[:8]
 
-    def _register(self, table: TableDef, pruning: TablePruning | None, *, row_id: bool, internal: bool) -> str:
-        key = (table.qualified_name, internal)
+    def _version_files(self, table: TableDef, version: int, pruning: TablePruning | None) -> tuple[Snapshot, ScanFiles]:
+        """A snapshot whose list for ``table`` is the one of ``version``, and the files that version reads."""
+        created = self.partition_write_ids(table.db, table.name) if self.partition_write_ids and table.is_partitioned else {}
+        partitions = self.partitions_of(table.db, table.name) if table.is_partitioned else []
+        ids, files = version_files(
+            self.spark, table, write_id_list(self.snapshot, table), version, partitions, created, pruning
+        )
+        return dataclasses.replace(self.snapshot, tables={**self.snapshot.tables, table.qualified_name: ids}), files
+
+    def _register(
+        self, table: TableDef, pruning: TablePruning | None, *, row_id: bool, internal: bool, version: int | None = None
+    ) -> str:
+        key = (table.qualified_name, internal, version)
         if key in self._views:
             return self._views[key]
+        if version is not None and not table.is_transactional:
+            raise PlanError(f"VERSION AS OF needs a transactional table; {table.qualified_name} is not one")
         if table.is_transactional:
-            files = acid_files(self.spark, table, self.snapshot, self.partitions_of, pruning)
-            self.files[table.qualified_name] = files
-            df = acid_snapshot_frame(self.spark, table, self.snapshot, files)
+            if version is None:
+                snapshot = self.snapshot
+                files = acid_files(self.spark, table, snapshot, self.partitions_of, pruning)
+                self.files[table.qualified_name] = files
+            else:
+                snapshot, files = self._version_files(table, version, pruning)
+                self.files[f"{table.qualified_name}@{version}"] = files
+            df = acid_snapshot_frame(self.spark, table, snapshot, files)
             if row_id:
                 df = with_row_id(df)
             if not internal:
@@ -161,6 +188,7 @@ class Binder:
                 reads.target_pruning if internal else reads.pruning.get(table.qualified_name),
                 row_id=table.qualified_name in reads.row_id_tables,
                 internal=internal,
+                version=requested_version(node),
             )
             alias = node.alias_or_name
             new = exp.Table(this=exp.to_identifier(view))
@@ -186,7 +214,7 @@ class Binder:
     def clean_message(self, exc: BaseException) -> str:
         """One line from a Spark error, with our view names turned back into table names."""
         text = first_line(exc)
-        for (qualified, _internal), view in self._views.items():
+        for (qualified, _internal, _version), view in self._views.items():
             text = text.replace(view, qualified)
         return re.sub(r"`?__hacid_[0-9a-f]+_\d+_(\w+)`?", r"\1", text)
 
@@ -198,10 +226,14 @@ class Binder:
 
 @contextmanager
 def bound(
-    spark: SparkSession, snapshot: Snapshot, current_db: str, partitions_of: PartitionLister
+    spark: SparkSession,
+    snapshot: Snapshot,
+    current_db: str,
+    partitions_of: PartitionLister,
+    partition_write_ids: PartitionWriteIds | None = None,
 ) -> Iterator[Binder]:
     """A binder whose views are dropped when the block ends."""
-    binder = Binder(spark, snapshot, current_db, partitions_of)
+    binder = Binder(spark, snapshot, current_db, partitions_of, partition_write_ids)
     try:
         yield binder
     finally:

@@ -9,10 +9,12 @@ ones by Spark tasks.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -111,7 +113,8 @@ class DmlRunner:
         return [to_spark_type(c.type) for c in table.columns]
 
     # -- entry -------------------------------------------------------------------------------------
-    def run(self, plan: DmlPlan) -> DmlResult:
+    def run(self, plan: DmlPlan, text: str | None = None) -> DmlResult:
+        """Run ``plan`` in the session's transaction; ``text`` (the statement's SQL) goes to the write history."""
         started = time.monotonic()
         target = plan.target
         if isinstance(plan, InsertPlan) and not target.is_transactional:
@@ -120,12 +123,18 @@ class DmlRunner:
             return self._truncate_plain(plan, started)
         with self.session.transaction() as txn, hive_value_semantics(self.session.spark):
             try:
+                self.session.lock_statement(txn, plan)
                 outcome, write_id = self._execute(plan, txn)
             except HiveAcidError:
                 raise
             except Exception as exc:
                 raise spark_error(exc) from exc
-        return self._result(plan, outcome, txn.txn_id, write_id, started)
+            result = self._result(plan, outcome, txn.txn_id, write_id, started)
+            txn.note_statement(
+                target, plan.statement, text, inserted=result.num_inserted_rows,
+                updated=result.num_updated_rows, deleted=result.num_deleted_rows,
+            )
+        return dataclasses.replace(result, execution_time_ms=int((time.monotonic() - started) * 1000))
 
     # -- ACID legs --------------------------------------------------------------------------------
     def _execute(self, plan: DmlPlan, txn: Transaction) -> tuple[_Outcome, int]:
@@ -142,7 +151,9 @@ class DmlRunner:
         if isinstance(plan, TruncatePlan):
             return self._truncate(plan, txn, sink, fs, stmt), write_id
         session = self.session
-        with bound(session.spark, snapshot, session.current_db, session.catalog.list_partitions) as binder:
+        with bound(
+            session.spark, snapshot, session.current_db, session.catalog.list_partitions, session.catalog.partition_write_ids
+        ) as binder:
             if isinstance(plan, InsertPlan):
                 rows = shape_rows(binder.run(plan.source, plan.reads), target, plan.column_order, plan.static_partitions)
                 static = self._static_part_dir(plan) if self._all_static(plan) else None
@@ -184,14 +195,21 @@ class DmlRunner:
         )
 
     def write_changes(self, events: DataFrame, sink: TableSink) -> list[FileWritten]:
-        """Statement-sized changes are written by the driver, larger ones by Spark tasks. The probe reads at
-        most ``limit + 1`` events, so the driver never holds more."""
+        """Statement-sized changes are written by the driver, larger ones by Spark tasks.
+
+        The events are computed once: kept by Spark while they are counted, then either collected (at most
+        ``hiveacid.driver.write.max.rows``) or written by tasks from what was kept, so the row-id query never
+        runs twice."""
         limit = int(self.session.settings.get(DRIVER_WRITE_MAX_ROWS, DEFAULT_DRIVER_WRITE_MAX_ROWS))
-        if limit > 0:
-            probe = events.limit(limit + 1).toArrow()
-            if probe.num_rows <= limit:
-                return write_events_local(probe, sink)
-        return write_events(events, sink, route="shuffle")
+        if limit <= 0:
+            return write_events(events, sink, route="shuffle")
+        kept = events.persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            if kept.count() <= limit:
+                return write_events_local(kept.toArrow(), sink)
+            return write_events(kept, sink, route="shuffle")
+        finally:
+            kept.unpersist()
 
     def _empty_bases(self, plan: InsertPlan, sink: TableSink, fs, directories: list[str]) -> list[str]:
         """INSERT OVERWRITE that wrote no row into the partition it names (or the table) still hides the old
@@ -234,7 +252,10 @@ class DmlRunner:
         session = self.session
         snapshot = session.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
         try:
-            with bound(session.spark, snapshot, session.current_db, session.catalog.list_partitions) as binder:
+            with bound(
+                session.spark, snapshot, session.current_db, session.catalog.list_partitions,
+                session.catalog.partition_write_ids,
+            ) as binder:
                 rows = shape_rows(binder.run(plan.source, plan.reads), plan.target, plan.column_order, ())
                 rows = rows.cache()
                 count = rows.count()

@@ -42,7 +42,7 @@ def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str
     tables = {t.qualified_name: t for t in _reads(plan).tables}
     if target is not None:
         tables[target.qualified_name] = target
-    snapshot = session.store.snapshot(sorted({(t.db, t.name) for t in tables.values()}))
+    snapshot = session.snapshot_for(list(tables.values()))  # inside a transaction: its snapshot
     kind = "UPDATE (split update: delete_delta + delta)" if isinstance(plan, UpdatePlan) else plan.statement
     if isinstance(plan, MergePlan):
         kind = "MERGE (each clause its own statement id)"
@@ -66,11 +66,14 @@ def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str
     if isinstance(plan, MergePlan):
         lines += _merge_lines(plan)
     if target is not None and target.is_transactional:
-        next_id = write_id_list(snapshot, target).high_watermark + 1
+        txn = session.current_transaction
+        own = txn.written_write_id(target) if txn is not None else None
+        next_id = own if own is not None else write_id_list(snapshot, target).high_watermark + 1
+        first = txn.next_statement_id if txn is not None else 0
         if isinstance(plan, MergePlan):
             writes = []
             for c in sorted(plan.clauses, key=lambda c: c.statement_offset):
-                stmt = c.statement_offset
+                stmt = first + c.statement_offset
                 if c.action in ("update", "delete"):
                     writes.append(delete_delta_dir_name(next_id, next_id, stmt))
                 if c.action in ("update", "insert"):
@@ -78,11 +81,11 @@ def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str
         elif isinstance(plan, TruncatePlan) or (isinstance(plan, InsertPlan) and plan.overwrite):
             writes = [base_dir_name(next_id)]
         elif isinstance(plan, InsertPlan):
-            writes = [delta_dir_name(next_id, next_id, 0)]
+            writes = [delta_dir_name(next_id, next_id, first)]
         elif isinstance(plan, UpdatePlan):
-            writes = [delete_delta_dir_name(next_id, next_id, 0), delta_dir_name(next_id, next_id, 0)]
+            writes = [delete_delta_dir_name(next_id, next_id, first), delta_dir_name(next_id, next_id, first)]
         else:
-            writes = [delete_delta_dir_name(next_id, next_id, 0)]
+            writes = [delete_delta_dir_name(next_id, next_id, first)]
         lines.append(f"Write {target.qualified_name} as write id {next_id} (if no other writer takes it first):")
         part = "<partition>/" if target.is_partitioned else ""
         lines += [f"  {target.location.rstrip('/')}/{part}{w}" for w in writes]

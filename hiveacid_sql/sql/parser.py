@@ -66,6 +66,14 @@ class HiveAcidParser(HiveParser):
         ("FOR", "SYSTEM_VERSION"): "VERSION",
     }
 
+    def _parse_version(self) -> exp.Version | None:
+        """``VERSION AS OF n`` / ``FOR SYSTEM_VERSION AS OF n`` (time travel): the value is required."""
+        token = self._curr
+        node = super()._parse_version()
+        if node is not None and str(node.args.get("kind")) == "AS OF" and node.expression is None:
+            self.raise_error("Expected a version (write id) after AS OF", token)
+        return node
+
     # -- statements ---------------------------------------------------------------------------
 
     def _parse_statement(self) -> exp.Expr | None:

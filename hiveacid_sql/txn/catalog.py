@@ -334,6 +334,17 @@ class Catalog:
             names = _partition_names(conn, row["TBL_ID"])
         return [PartitionDef(n, tuple(v for _k, v in parse_partition_name(n))) for n in sorted(names)]
 
+    def partition_write_ids(self, db: str, name: str) -> dict[str, int | None]:
+        """Partition name -> the write id that created it (None: added by DDL or adopted from disk)."""
+        db, name = db.strip().lower(), name.strip().lower()
+        with self._db.read() as conn:
+            row = _tbl_row(conn, db, name)
+            if row is None:
+                raise _table_not_found(db, name)
+            p = s.PARTITIONS.c
+            rows = conn.execute(sa.select(p.PART_NAME, p.WRITE_ID).where(p.TBL_ID == row["TBL_ID"])).all()
+        return {part: write_id for part, write_id in rows}
+
     def _alter_params(self, db: str, name: str, change: Callable[[TableDef], dict[str, str]]) -> TableDef:
         db, name = db.strip().lower(), name.strip().lower()
 

@@ -164,6 +164,28 @@ NEXT_COMPACTION_QUEUE_ID = sa.Table(
     "NEXT_COMPACTION_QUEUE_ID", metadata, sa.Column("NCQ_NEXT", sa.BigInteger, nullable=False)
 )
 
+# Read leases (ours; Hive 3 has MIN_HISTORY_LEVEL for transactions only): every snapshot read outside a
+# transaction registers here, so the compaction cleaner never deletes files a running or returned query
+# still reads. RL_ID comes from HIVEACID_NEXT_READ_LEASE_ID (a counter row, like NEXT_TXN_ID), so ids are
+# handed out in commit order and "every lease older than a compaction" is one comparison.
+HIVEACID_READ_LEASES = sa.Table(
+    "HIVEACID_READ_LEASES",
+    metadata,
+    sa.Column("RL_ID", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("RL_DATABASE", _Db, nullable=False),
+    sa.Column("RL_TABLE", _Tbl, nullable=False),
+    sa.Column("RL_TXNID", sa.BigInteger),  # the reader's transaction, if it reads inside one
+    sa.Column("RL_STARTED", sa.BigInteger, nullable=False),  # epoch millis
+    sa.Column("RL_EXPIRES", sa.BigInteger, nullable=False),  # epoch millis; the cleaner ignores it after this
+    sa.Column("RL_HOST", sa.String(128)),
+    sa.Column("RL_AGENT_INFO", sa.String(128)),
+    sa.Index("HIVEACID_READ_LEASES_IDX", "RL_DATABASE", "RL_TABLE"),
+)
+
+HIVEACID_NEXT_READ_LEASE_ID = sa.Table(
+    "HIVEACID_NEXT_READ_LEASE_ID", metadata, sa.Column("NRL_NEXT", sa.BigInteger, nullable=False)
+)
+
 # --------------------------------------------------------------------------- catalog
 DBS = sa.Table(
     "DBS",
@@ -257,6 +279,27 @@ TABLE_PARAMS = sa.Table(
     sa.Column("PARAM_VALUE", sa.Text),
 )
 
+# --------------------------------------------------------------------------- history (ours)
+# One row per committed write id of a table: what DESCRIBE HISTORY shows. Hive keeps no such record
+# (COMPLETED_TXN_COMPONENTS has no statement and is pruned by the cleaner), hence our own table, written in
+# the same database transaction as the commit. Adopted write ids (data found on disk) have WH_TXNID NULL.
+HIVEACID_WRITE_HISTORY = sa.Table(
+    "HIVEACID_WRITE_HISTORY",
+    metadata,
+    sa.Column("WH_DATABASE", _Db, nullable=False),
+    sa.Column("WH_TABLE", _Tbl, nullable=False),
+    sa.Column("WH_WRITEID", sa.BigInteger, nullable=False),
+    sa.Column("WH_TXNID", sa.BigInteger),
+    sa.Column("WH_COMMIT_TIME", sa.BigInteger, nullable=False),  # epoch millis, as TXNS
+    sa.Column("WH_USER", sa.String(128)),
+    sa.Column("WH_OPERATION", sa.String(128), nullable=False),  # INSERT, UPDATE, ..., ADOPTED
+    sa.Column("WH_STATEMENT", sa.Text),
+    sa.Column("WH_ROWS_INSERTED", sa.BigInteger),
+    sa.Column("WH_ROWS_UPDATED", sa.BigInteger),
+    sa.Column("WH_ROWS_DELETED", sa.BigInteger),
+    sa.Index("HIVEACID_WRITE_HISTORY_IDX", "WH_DATABASE", "WH_TABLE", "WH_WRITEID", unique=True),
+)
+
 #: Txn-side tables that name a table by (db, table) columns: renamed and cleaned with it.
 TABLE_NAME_COLUMNS: tuple[tuple[sa.Table, str, str], ...] = (
     (TXN_COMPONENTS, "TC_DATABASE", "TC_TABLE"),
@@ -267,4 +310,6 @@ TABLE_NAME_COLUMNS: tuple[tuple[sa.Table, str, str], ...] = (
     (HIVE_LOCKS, "HL_DB", "HL_TABLE"),
     (COMPACTION_QUEUE, "CQ_DATABASE", "CQ_TABLE"),
     (COMPLETED_COMPACTIONS, "CC_DATABASE", "CC_TABLE"),
+    (HIVEACID_READ_LEASES, "RL_DATABASE", "RL_TABLE"),
+    (HIVEACID_WRITE_HISTORY, "WH_DATABASE", "WH_TABLE"),
 )

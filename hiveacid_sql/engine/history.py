@@ -1,0 +1,46 @@
+"""DESCRIBE HISTORY t: one row per committed write id of an ACID table, newest first (as Delta's).
+
+The rows come from ``HIVEACID_WRITE_HISTORY``, written with each commit; aborted write ids are not
+history (nothing of them is readable) and are not listed. Write ids adopted with data found on disk are
+``ADOPTED`` rows without statement or counts. Any listed write id can be read back with
+``SELECT ... FROM t VERSION AS OF <write_id>`` while its files are still there.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING
+
+from pyspark.sql import DataFrame
+
+from hiveacid_sql.errors import PlanError
+from hiveacid_sql.txn import TableDef
+
+if TYPE_CHECKING:
+    from hiveacid_sql.engine.session import Session
+
+HISTORY_SCHEMA = (
+    "write_id bigint, txn_id bigint, commit_time timestamp, user string, operation string, statement string, "
+    "num_inserted_rows bigint, num_updated_rows bigint, num_deleted_rows bigint"
+)
+
+
+def describe_history(session: Session, table: TableDef) -> DataFrame:
+    """The history of ``table`` as a DataFrame (:data:`HISTORY_SCHEMA`)."""
+    if not table.is_transactional:
+        raise PlanError(f"DESCRIBE HISTORY needs a transactional table; {table.qualified_name} is not one")
+    rows = [
+        (
+            e.write_id,
+            e.txn_id,
+            dt.datetime.fromtimestamp(e.commit_time_ms / 1000, tz=dt.timezone.utc),
+            e.user,
+            e.operation,
+            e.statement,
+            e.rows_inserted,
+            e.rows_updated,
+            e.rows_deleted,
+        )
+        for e in session.store.table_history(table.db, table.name)
+    ]
+    return session.spark.createDataFrame(rows, HISTORY_SCHEMA)

@@ -1,0 +1,215 @@
+"""DESCRIBE HISTORY (HIVEACID_WRITE_HISTORY, written with each commit) and time travel (VERSION AS OF)."""
+
+from __future__ import annotations
+
+import getpass
+import shutil
+
+import pytest
+from acid_files import listing
+
+from hiveacid_sql.errors import PlanError, TimeTravelError
+from hiveacid_sql.txn import TxnStore
+from hiveacid_sql.txn.history import ADOPTED, WriteRecord
+
+CREATE = (
+    "CREATE TABLE employee (id int, name string, salary int) "
+    "STORED AS ORC TBLPROPERTIES ('transactional' = 'true')"
+)
+INSERT = "INSERT INTO employee VALUES (1, 'Jerry', 5000), (2, 'Tom', 8000), (3, 'Kate', 6000)"
+UPDATE = "UPDATE employee SET salary = 7000 WHERE id = 2"
+MERGE = (
+    "MERGE INTO employee AS a USING employee_update AS b ON a.id = b.id "
+    "WHEN MATCHED THEN UPDATE SET salary = b.salary "
+    "WHEN NOT MATCHED THEN INSERT VALUES (b.id, b.name, b.salary)"
+)
+STEP_1 = [(1, "Jerry", 5000), (2, "Tom", 8000), (3, "Kate", 6000)]
+STEP_2 = [(1, "Jerry", 5000), (2, "Tom", 7000), (3, "Kate", 6000)]
+STEP_3 = [(1, "Jerry", 5000), (2, "Tom", 7500), (3, "Kate", 6000), (4, "Mary", 9000)]
+
+
+def rows(acid, sql: str) -> list[tuple]:
+    return [tuple(r) for r in acid.sql(sql).collect()]
+
+
+def history(acid, table: str = "employee") -> list[tuple]:
+    """(write_id, txn_id, user, operation, statement, inserted, updated, deleted), newest first."""
+    df = acid.sql(f"DESCRIBE HISTORY {table}")
+    assert df.columns == [
+        "write_id", "txn_id", "commit_time", "user", "operation", "statement",
+        "num_inserted_rows", "num_updated_rows", "num_deleted_rows",
+    ]
+    out = df.collect()
+    times = [r.commit_time for r in out if r.operation != ADOPTED]
+    assert all(t is not None for t in times) and times == sorted(times, reverse=True)
+    return [(r.write_id, r.txn_id, r.user, r.operation, r.statement, r.num_inserted_rows,
+             r.num_updated_rows, r.num_deleted_rows) for r in out]
+
+
+@pytest.fixture()
+def walkthrough(acid):
+    """Walkthrough steps 1-3 as write ids 1 (INSERT), 2 (UPDATE), 3 (MERGE)."""
+    acid.sql(CREATE)
+    acid.sql("CREATE TABLE employee_update (id int, name string, salary int)")
+    acid.sql("INSERT INTO employee_update VALUES (2, 'Tom', 7500), (4, 'Mary', 9000)")
+    acid.sql(INSERT)
+    acid.sql(UPDATE)
+    result = acid.sql(MERGE)
+    assert result.write_id == 3
+    return acid
+
+
+def test_versions_of_the_walkthrough_and_its_history(walkthrough, warehouse):
+    acid = walkthrough
+    user = getpass.getuser()
+    assert history(acid) == [
+        (3, 3, user, "MERGE", MERGE, 1, 1, 0),
+        (2, 2, user, "UPDATE", UPDATE, 0, 1, 0),
+        (1, 1, user, "INSERT", INSERT, 3, 0, 0),
+    ]
+    before = listing(warehouse / "employee")
+    for version, expected in ((1, STEP_1), (2, STEP_2), (3, STEP_3)):
+        assert rows(acid, f"SELECT id, name, salary FROM employee VERSION AS OF {version} ORDER BY id") == expected
+        assert rows(acid, f"SELECT * FROM employee FOR SYSTEM_VERSION AS OF {version} ORDER BY id") == expected
+    assert rows(acid, "SELECT * FROM employee VERSION AS OF 0") == []
+    # row ids of a version are the ones it had (Tom's original row at version 1)
+    assert rows(acid, "SELECT row__id.writeid, row__id.rowid FROM employee VERSION AS OF 1 WHERE id = 2") == [(1, 1)]
+    # a version joined with the current table, and with another version
+    assert rows(
+        acid,
+        "SELECT a.id, a.salary, b.salary FROM employee VERSION AS OF 1 a "
+        "JOIN employee b ON a.id = b.id ORDER BY a.id",
+    ) == [(1, 5000, 5000), (2, 8000, 7500), (3, 6000, 6000)]
+    assert rows(
+        acid,
+        "SELECT b.id FROM employee VERSION AS OF 2 a RIGHT JOIN employee FOR SYSTEM_VERSION AS OF 3 b "
+        "ON a.id = b.id WHERE a.id IS NULL",
+    ) == [(4,)]
+    assert listing(warehouse / "employee") == before  # reading old versions changes nothing
+
+
+def test_overwrite_makes_older_versions_unavailable(walkthrough, warehouse):
+    acid = walkthrough
+    # restore version 1 (the old deltas are still there, so it reads), as INSERT OVERWRITE: base_0000004
+    acid.sql("INSERT OVERWRITE TABLE employee SELECT * FROM employee VERSION AS OF 1")
+    assert (warehouse / "employee" / "base_0000004").is_dir()
+    assert rows(acid, "SELECT * FROM employee ORDER BY id") == STEP_1
+    assert rows(acid, "SELECT * FROM employee VERSION AS OF 4 ORDER BY id") == STEP_1
+    for version in (1, 2, 3):
+        with pytest.raises(TimeTravelError, match=f"Version {version} of default.employee is no longer available.*"
+                           "base_0000004.*the oldest version available is 4"):
+            acid.sql(f"SELECT * FROM employee VERSION AS OF {version}")
+    with pytest.raises(TimeTravelError, match="Version 5 of default.employee does not exist: the latest write id is 4"):
+        acid.sql("SELECT * FROM employee VERSION AS OF 5")
+    acid.sql("TRUNCATE TABLE employee")
+    assert rows(acid, "SELECT * FROM employee VERSION AS OF 5") == []
+    # base_0000004 is still there (no cleaner ran): version 4 reads from it; version 3 still needs what it hid
+    assert rows(acid, "SELECT * FROM employee VERSION AS OF 4 ORDER BY id") == STEP_1
+    with pytest.raises(TimeTravelError, match="the oldest version available is 4"):
+        acid.sql("SELECT * FROM employee VERSION AS OF 3")
+    ops = [(h[0], h[3], h[5]) for h in history(acid)]
+    assert ops[:2] == [(5, "TRUNCATE", 0), (4, "INSERT OVERWRITE", 3)]
+
+
+def test_aborted_write_is_not_history_and_not_a_version(acid):
+    acid.sql(CREATE)
+    acid.sql(INSERT)
+    acid.sql("CREATE TABLE dup (id int, salary int)")
+    acid.sql("INSERT INTO dup VALUES (2, 1), (2, 2)")
+    with pytest.raises(Exception, match="Cardinality Violation"):
+        acid.sql("MERGE INTO employee t USING dup s ON t.id = s.id WHEN MATCHED THEN UPDATE SET salary = s.salary")
+    acid.sql("DELETE FROM employee WHERE id = 1")  # write id 3
+    assert [(h[0], h[3], h[7]) for h in history(acid)] == [(3, "DELETE", 1), (1, "INSERT", 0)]
+    assert rows(acid, "SELECT id FROM employee VERSION AS OF 2 ORDER BY id") == [(1,), (2,), (3,)]
+    assert rows(acid, "SELECT id FROM employee VERSION AS OF 3 ORDER BY id") == [(2,), (3,)]
+
+
+def test_partitioned_versions(acid, warehouse):
+    acid.sql(
+        "CREATE TABLE sales (id int, amount int) PARTITIONED BY (p int) "
+        "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
+    )
+    acid.sql("INSERT INTO sales PARTITION (p=1) VALUES (1, 10), (2, 20)")  # 1
+    acid.sql("INSERT INTO sales PARTITION (p=2) VALUES (3, 30)")  # 2
+    acid.sql("INSERT OVERWRITE TABLE sales PARTITION (p=3) SELECT 4, 40")  # 3: new partition, base_3
+    acid.sql("UPDATE sales SET amount = amount + 1 WHERE p = 1")  # 4
+    q = "SELECT id, amount, p FROM sales VERSION AS OF {} ORDER BY id"
+    assert rows(acid, q.format(1)) == [(1, 10, 1), (2, 20, 1)]  # p=3 (created by write id 3) is skipped
+    assert rows(acid, q.format(2)) == [(1, 10, 1), (2, 20, 1), (3, 30, 2)]
+    assert rows(acid, q.format(4)) == [(1, 11, 1), (2, 21, 1), (3, 30, 2), (4, 40, 3)]
+    acid.sql("INSERT OVERWRITE TABLE sales PARTITION (p=1) SELECT 5, 50")  # 5: p=1 rewritten
+    with pytest.raises(TimeTravelError, match="partition p=1 of default.sales.*oldest version available is 5"):
+        acid.sql(q.format(4))
+    # partitions the query does not read do not matter: p=2 at version 2 is still there
+    assert rows(acid, "SELECT id FROM sales VERSION AS OF 2 WHERE p = 2") == [(3,)]
+    assert rows(acid, q.format(5)) == [(3, 30, 2), (4, 40, 3), (5, 50, 1)]
+
+
+def test_restore_a_version_into_another_table(walkthrough):
+    acid = walkthrough
+    acid.sql("CREATE TABLE snap (id int, name string, salary int) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+    acid.sql("INSERT INTO snap SELECT * FROM employee VERSION AS OF 2")
+    assert rows(acid, "SELECT * FROM snap ORDER BY id") == STEP_2
+    assert history(acid, "snap")[0][3:] == ("INSERT", "INSERT INTO snap SELECT * FROM employee VERSION AS OF 2", 3, 0, 0)
+
+
+def test_bad_requests(walkthrough):
+    acid = walkthrough
+    with pytest.raises(PlanError, match="VERSION AS OF needs a transactional table; default.employee_update"):
+        acid.sql("SELECT * FROM employee_update VERSION AS OF 1")
+    with pytest.raises(PlanError, match="DESCRIBE HISTORY needs a transactional table"):
+        acid.sql("DESCRIBE HISTORY employee_update")
+    with pytest.raises(TimeTravelError, match="TIMESTAMP AS OF is not supported"):
+        acid.sql("SELECT * FROM employee TIMESTAMP AS OF '2020-01-01'")
+    with pytest.raises(TimeTravelError, match="needs a write id"):
+        acid.sql("SELECT * FROM employee VERSION AS OF 'x'")
+    with pytest.raises(PlanError, match="Table not found 'default.nope'"):
+        acid.sql("DESCRIBE HISTORY nope")
+    assert rows(acid, "SELECT count(*) FROM employee") == [(4,)]
+
+
+def test_adopted_write_ids_show_as_adopted(walkthrough, warehouse, tmp_path):
+    acid = walkthrough
+    copy = tmp_path / "copied"
+    shutil.copytree(warehouse / "employee", copy)
+    acid.sql(
+        f"CREATE TABLE adopted (id int, name string, salary int) STORED AS ORC LOCATION '{copy}' "
+        "TBLPROPERTIES ('transactional'='true')"
+    )
+    acid.sql("INSERT INTO adopted VALUES (9, 'Ann', 1)")
+    got = history(acid, "adopted")
+    assert got[0][0] == 4 and got[0][3] == "INSERT"
+    assert [h[:2] + h[3:] for h in got[1:]] == [
+        (w, None, ADOPTED, None, None, None, None) for w in (3, 2, 1)
+    ]
+    assert rows(acid, "SELECT id, salary FROM adopted VERSION AS OF 2 ORDER BY id") == [(1, 5000), (2, 7000), (3, 6000)]
+
+
+# ---------------------------------------------------------------------- store level, every backend
+def test_store_history_round_trip(store: TxnStore) -> None:
+    t1 = store.open_txn("alice", "h")
+    w1 = store.allocate_write_id(t1, "default", "t")
+    store.add_components(t1, "default", "t", w1, "i")
+    store.commit_txn(t1, [WriteRecord("default", "t", w1, "INSERT", "INSERT INTO t VALUES (1)", "alice", 1, 0, 0)])
+    t2 = store.open_txn("bob", "h")
+    w2 = store.allocate_write_id(t2, "default", "t")
+    store.abort_txn(t2)
+    t3 = store.open_txn("bob", "h")
+    w3 = store.allocate_write_id(t3, "default", "t")
+    long_text = "UPDATE t SET c = 1 -- " + "é" * 200_000
+    store.commit_txn(t3, [WriteRecord("default", "t", w3, "UPDATE; DELETE", long_text, "bob", 0, 2, 1)])
+    got = store.table_history("default", "t")
+    assert [(e.write_id, e.txn_id, e.user, e.operation, e.rows_inserted, e.rows_updated, e.rows_deleted) for e in got] == [
+        (w3, t3, "bob", "UPDATE; DELETE", 0, 2, 1),
+        (w1, t1, "alice", "INSERT", 1, 0, 0),
+    ]
+    assert w2 not in [e.write_id for e in got]
+    assert got[0].statement.startswith("UPDATE t SET c = 1") and got[0].statement.endswith(" ...")
+    assert len(got[0].statement) == 16_004
+    assert got[0].commit_time_ms >= got[1].commit_time_ms > 0
+    # adoption records the write ids found on disk, once
+    store.register_existing_write_ids("default", "u", 2)
+    store.register_existing_write_ids("default", "u", 3)
+    assert [(e.write_id, e.txn_id, e.operation, e.statement) for e in store.table_history("default", "u")] == [
+        (3, None, ADOPTED, None), (2, None, ADOPTED, None), (1, None, ADOPTED, None),
+    ]
