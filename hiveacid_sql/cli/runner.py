@@ -86,7 +86,14 @@ class Runner:
             self.acid.rollback()
             raise
         if ok:
-            self.acid.commit()
+            try:
+                self.acid.commit()
+            except HiveAcidError as exc:  # e.g. a write conflict found at commit: nothing was kept
+                self.failures += 1
+                self.err.write(f"Error: {source}: the script's transaction did not commit: {_message(exc)}\n")
+                self._report({"source": source, "statement": "COMMIT", "kind": "COMMIT", "status": "error",
+                              "error": _message(exc)})
+                return False
             self.info("Committed the transaction of the whole script")
         else:
             self.acid.rollback()
