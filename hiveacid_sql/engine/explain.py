@@ -190,9 +190,10 @@ def _version_lines(session: Session, plan, snapshot) -> list[str]:
         created = session.catalog.partition_write_ids(table.db, table.name) if table.is_partitioned else {}
         partitions = session.catalog.list_partitions(table.db, table.name) if table.is_partitioned else []
         ids, files = version_files(
-            session.spark, table, write_id_list(snapshot, table), version, partitions, created, pruning
+            session.spark, table, write_id_list(snapshot, table), version, partitions, created, pruning,
+            session.store.table_history(table.db, table.name),
         )
-        lines.append(f"Read {table.qualified_name} VERSION AS OF {version} at write ids {ids.to_string()}")
+        lines.append(f"Read {table.qualified_name} {version} at write ids {ids.to_string()}")
         lines += _read_lines(session, table, files, pruning)
     return lines
 

@@ -158,7 +158,8 @@ class Session:
         tables = sorted({(t.db, t.name) for t in plan.reads.tables})
         snapshot = self._txn.snapshot(plan.reads.tables) if self._txn else self.store.snapshot(tables)
         with bound(
-            self.spark, snapshot, self.current_db, self.catalog.list_partitions, self.catalog.partition_write_ids
+            self.spark, snapshot, self.current_db, self.catalog.list_partitions,
+            self.catalog.partition_write_ids, self.store.table_history,
         ) as binder:
             return binder.run(plan.query, plan.reads)
 
