@@ -1,4 +1,4 @@
--- The Hive 3 `employee` walkthrough (sections 1, 2 and 3), on the embedded default:
+-- The Hive 3 `employee` walkthrough (sections 1 to 4), on the embedded default:
 -- local Spark, ./warehouse, SQLite transaction store in ./warehouse/.hiveacid/txn.db
 DROP TABLE IF EXISTS employee;
 
@@ -36,3 +36,16 @@ WHEN MATCHED THEN UPDATE SET salary = b.salary
 WHEN NOT MATCHED THEN INSERT VALUES (b.id, b.name, b.salary);
 
 SELECT row__id, id, name, salary FROM employee ORDER BY id;
+
+-- Section 4, compaction: minor folds the deltas into delta_0000001_0000002 and the delete deltas into
+-- delete_delta_0000001_0000002 (both versions of Tom kept); major writes base_0000002, every row
+-- keeping its row__id. AND WAIT runs the compaction in this session and returns when it is done.
+ALTER TABLE employee COMPACT 'minor' AND WAIT;
+
+ALTER TABLE employee COMPACT 'major' AND WAIT;
+
+SHOW COMPACTIONS;
+
+SELECT row__id, id, name, salary FROM employee ORDER BY id;
+
+DESCRIBE HISTORY employee;

@@ -37,6 +37,13 @@ __all__ = [
 ]
 
 
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext hiveacid_sql``: the ``%acid`` / ``%%acid`` magics (see :mod:`hiveacid_sql.jupyter`)."""
+    from hiveacid_sql.jupyter import load_ipython_extension as load
+
+    load(ipython)
+
+
 def __getattr__(name: str) -> Any:
     if name in ("connect", "Session"):
         from hiveacid_sql.engine import session
@@ -46,6 +53,4 @@ def __getattr__(name: str) -> Any:
         from hiveacid_sql.results import DmlResult
 
         return DmlResult
-    if name == "load_ipython_extension":
-        raise AttributeError(name)
     raise AttributeError(f"module 'hiveacid_sql' has no attribute {name!r}")

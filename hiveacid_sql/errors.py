@@ -62,5 +62,22 @@ class ExecutionError(HiveAcidError):
     """A Spark job failed while running a statement; the statement's transaction was aborted."""
 
 
+class WriteConflictError(TxnAbortedError):
+    """Commit found another transaction's committed update/delete of the same partition (Hive's WRITE_SET)."""
+
+
+class LockError(TxnError):
+    """A lock could not be granted within ``hive.lock.numretries`` x ``hive.lock.sleep.between.retries``."""
+
+
+class TxnStateError(TxnError):
+    """A statement not allowed in the session's transaction state (nested BEGIN, COMMIT without BEGIN, DDL
+    inside a transaction); it changes nothing."""
+
+
+class CompactionError(HiveAcidError):
+    """A compaction request refused (non-ACID table, bad partition, bad type) or a compaction that failed."""
+
+
 class TimeTravelError(PlanError):
     """``VERSION AS OF`` asks for a version that does not exist or whose files are no longer there."""

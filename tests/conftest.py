@@ -8,6 +8,19 @@ from pathlib import Path
 
 import pytest
 from conftest_db import BACKENDS
+from hypothesis import HealthCheck, settings
+
+# `pytest tests/test_model_based.py --hypothesis-profile=long`: the model-based run before a release
+# (200 sequences of up to 40 statements, about 8000 steps; hours on two cores). The default profile keeps
+# each test's own small, derandomized budget.
+settings.register_profile(
+    "long",
+    max_examples=200,
+    stateful_step_count=40,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    print_blob=True,
+)
 
 
 def _find_fixtures() -> Path:

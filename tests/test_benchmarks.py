@@ -36,7 +36,7 @@ def results(spark, bench_dir) -> dict[str, dict]:
 
 
 def test_every_scenario_of_the_issue_that_can_run_is_registered() -> None:
-    assert {"update_one", "delete_1pct", "scan_after_dml", "small_insert", "small_update"} <= set(SCENARIOS)
+    assert {"update_one", "delete_1pct", "merge_1pct", "scan_after_dml", "small_insert", "small_update"} <= set(SCENARIOS)
 
 
 def test_every_scenario_times_ours_and_its_peers(results) -> None:
@@ -62,6 +62,9 @@ def test_final_tables_hold_the_changes(results) -> None:
     rows = lambda name: result_rows(results[name])  # noqa: E731
     assert rows("update_one") == TINY
     assert rows("delete_1pct") == TINY - TINY // 100  # ids with id % 100 == 7: one in a hundred
+    assert rows("merge_1pct") == TINY + TINY // 200  # 1% source rows, half of them new ids
+    assert results["merge_1pct"]["notes"]["hiveacid_rows_updated"] == TINY // 200
+    assert results["merge_1pct"]["notes"]["hiveacid_rows_inserted"] == TINY // 200
     assert rows("small_insert") == 1_001
     assert rows("small_update") == 1_000
     scan = results["scan_after_dml"]["contents"][OURS]

@@ -194,14 +194,14 @@ def test_store_history_round_trip(store: TxnStore) -> None:
     t1 = store.open_txn("alice", "h")
     w1 = store.allocate_write_id(t1, "default", "t")
     store.add_components(t1, "default", "t", w1, "i")
-    store.commit_txn(t1, [WriteRecord("default", "t", w1, "INSERT", "INSERT INTO t VALUES (1)", "alice", 1, 0, 0)])
+    store.commit_txn(t1, history=[WriteRecord("default", "t", w1, "INSERT", "INSERT INTO t VALUES (1)", "alice", 1, 0, 0)])
     t2 = store.open_txn("bob", "h")
     w2 = store.allocate_write_id(t2, "default", "t")
     store.abort_txn(t2)
     t3 = store.open_txn("bob", "h")
     w3 = store.allocate_write_id(t3, "default", "t")
     long_text = "UPDATE t SET c = 1 -- " + "é" * 200_000
-    store.commit_txn(t3, [WriteRecord("default", "t", w3, "UPDATE; DELETE", long_text, "bob", 0, 2, 1)])
+    store.commit_txn(t3, history=[WriteRecord("default", "t", w3, "UPDATE; DELETE", long_text, "bob", 0, 2, 1)])
     got = store.table_history("default", "t")
     assert [(e.write_id, e.txn_id, e.user, e.operation, e.rows_inserted, e.rows_updated, e.rows_deleted) for e in got] == [
         (w3, t3, "bob", "UPDATE; DELETE", 0, 2, 1),

@@ -1,10 +1,10 @@
 """The scenario registry: importing this package registers every scenario that can run today.
 
-MERGE (3), compaction (5) and store throughput (7) join with their features: a new module with one
-``@register``-ed :class:`~benchmarks.scenarios.base.Scenario` subclass, imported below.
+A scenario is a module with one ``@register``-ed :class:`~benchmarks.scenarios.base.Scenario` subclass,
+imported below.
 """
 
-from benchmarks.scenarios import dml, scan, small  # noqa: F401  (registration)
+from benchmarks.scenarios import compaction, dml, merge, scan, small  # noqa: F401  (registration)
 from benchmarks.scenarios.base import OURS, SCENARIOS, BenchContext, Contender, Scenario, register
 
 __all__ = ["OURS", "SCENARIOS", "BenchContext", "Contender", "Scenario", "register"]

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -122,6 +123,7 @@ class DmlRunner:
             return self._truncate_plain(plan, started)
         with self.session.transaction() as txn, hive_value_semantics(self.session.spark):
             try:
+                self.session.lock_statement(txn, plan)
                 outcome, write_id = self._execute(plan, txn)
             except HiveAcidError:
                 raise
@@ -194,14 +196,21 @@ class DmlRunner:
         )
 
     def write_changes(self, events: DataFrame, sink: TableSink) -> list[FileWritten]:
-        """Statement-sized changes are written by the driver, larger ones by Spark tasks. The probe reads at
-        most ``limit + 1`` events, so the driver never holds more."""
+        """Statement-sized changes are written by the driver, larger ones by Spark tasks.
+
+        The events are computed once: kept by Spark while they are counted, then either collected (at most
+        ``hiveacid.driver.write.max.rows``) or written by tasks from what was kept, so the row-id query never
+        runs twice."""
         limit = int(self.session.settings.get(DRIVER_WRITE_MAX_ROWS, DEFAULT_DRIVER_WRITE_MAX_ROWS))
-        if limit > 0:
-            probe = events.limit(limit + 1).toArrow()
-            if probe.num_rows <= limit:
-                return write_events_local(probe, sink)
-        return write_events(events, sink, route="shuffle")
+        if limit <= 0:
+            return write_events(events, sink, route="shuffle")
+        kept = events.persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            if kept.count() <= limit:
+                return write_events_local(kept.toArrow(), sink)
+            return write_events(kept, sink, route="shuffle")
+        finally:
+            kept.unpersist()
 
     def _empty_bases(self, plan: InsertPlan, sink: TableSink, fs, directories: list[str]) -> list[str]:
         """INSERT OVERWRITE that wrote no row into the partition it names (or the table) still hides the old

@@ -42,7 +42,7 @@ def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str
     tables = {t.qualified_name: t for t in _reads(plan).tables}
     if target is not None:
         tables[target.qualified_name] = target
-    snapshot = session.store.snapshot(sorted({(t.db, t.name) for t in tables.values()}))
+    snapshot = session.snapshot_for(list(tables.values()))  # inside a transaction: its snapshot
     kind = "UPDATE (split update: delete_delta + delta)" if isinstance(plan, UpdatePlan) else plan.statement
     if isinstance(plan, MergePlan):
         kind = "MERGE (each clause its own statement id)"
@@ -69,8 +69,11 @@ def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str
     if isinstance(plan, MergePlan):
         lines += _merge_lines(plan)
     if target is not None and target.is_transactional:
-        next_id = write_id_list(snapshot, target).high_watermark + 1
-        legs = _legs(plan, next_id)
+        txn = session.current_transaction
+        own = txn.written_write_id(target) if txn is not None else None
+        next_id = own if own is not None else write_id_list(snapshot, target).high_watermark + 1
+        first = txn.next_statement_id if txn is not None else 0
+        legs = _legs(plan, next_id, first)
         writes = [name for _stmt, _what, name in legs]
         lines.append("Legs (statement id: what it writes):")
         lines += [f"  statement {stmt}: {what} -> {name}" for stmt, what, name in legs]
@@ -90,14 +93,14 @@ def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str
     return lines
 
 
-def _legs(plan, next_id: int) -> list[tuple[int, str, str]]:
-    """(statement id, what the leg writes, directory) of each leg, in statement-id order. Inside an open
-    multi-statement transaction the statement ids continue from the earlier statements'."""
+def _legs(plan, next_id: int, first: int = 0) -> list[tuple[int, str, str]]:
+    """(statement id, what the leg writes, directory) of each leg, in statement-id order; ``first``: the first
+    statement id (inside an open multi-statement transaction the ids continue from the earlier statements')."""
     w = next_id
     if isinstance(plan, MergePlan):
         legs = []
         for c in sorted(plan.clauses, key=lambda c: c.statement_offset):
-            stmt = c.statement_offset
+            stmt = first + c.statement_offset
             if c.action in ("update", "delete"):
                 what = "delete events of the rows it " + ("updates" if c.action == "update" else "deletes")
                 legs.append((stmt, f"clause {c.index}, {what}", delete_delta_dir_name(w, w, stmt)))
@@ -106,17 +109,17 @@ def _legs(plan, next_id: int) -> list[tuple[int, str, str]]:
                 legs.append((stmt, f"clause {c.index}, {what}", delta_dir_name(w, w, stmt)))
         return legs
     if isinstance(plan, TruncatePlan):
-        return [(0, "an empty base hiding every older row", base_dir_name(w))]
+        return [(first, "an empty base hiding every older row", base_dir_name(w))]
     if isinstance(plan, InsertPlan) and plan.overwrite:
-        return [(0, "the new rows, as a base hiding the older ones", base_dir_name(w))]
+        return [(first, "the new rows, as a base hiding the older ones", base_dir_name(w))]
     if isinstance(plan, InsertPlan):
-        return [(0, "the new rows", delta_dir_name(w, w, 0))]
+        return [(first, "the new rows", delta_dir_name(w, w, first))]
     if isinstance(plan, UpdatePlan):
         return [
-            (0, "delete events of the rows found", delete_delta_dir_name(w, w, 0)),
-            (0, "their new versions", delta_dir_name(w, w, 0)),
+            (first, "delete events of the rows found", delete_delta_dir_name(w, w, first)),
+            (first, "their new versions", delta_dir_name(w, w, first)),
         ]
-    return [(0, "delete events of the rows found", delete_delta_dir_name(w, w, 0))]
+    return [(first, "delete events of the rows found", delete_delta_dir_name(w, w, first))]
 
 
 def _static_partition(session: Session, plan) -> str | None:

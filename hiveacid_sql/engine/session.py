@@ -8,7 +8,9 @@ store. Queries return a Spark DataFrame, DML returns a :class:`DmlResult`, catal
 
 from __future__ import annotations
 
+import contextlib
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,24 +20,38 @@ from pyspark.sql import DataFrame, SparkSession
 from sqlglot import exp
 
 from hiveacid_sql.acid.listing import filesystem_for
-from hiveacid_sql.engine import ddl, show
+from hiveacid_sql.engine import compaction, ddl, show, txn_statements
 from hiveacid_sql.engine.binder import bound
 from hiveacid_sql.engine.dml import DmlRunner
 from hiveacid_sql.engine.dryrun import dry_run_frame
 from hiveacid_sql.engine.explain import explain
 from hiveacid_sql.engine.history import describe_history
-from hiveacid_sql.engine.transaction import Transaction
-from hiveacid_sql.errors import HiveAcidError, PlanError, UnsupportedStatementError
+from hiveacid_sql.engine.transaction import Transaction, lock_components
+from hiveacid_sql.errors import (
+    HiveAcidError,
+    PlanError,
+    TxnAbortedError,
+    TxnStateError,
+    UnsupportedStatementError,
+)
 from hiveacid_sql.exec.session import local_session
 from hiveacid_sql.plan.planner import Planner, is_query, where_is
 from hiveacid_sql.results import DmlResult
 from hiveacid_sql.sql import nodes
 from hiveacid_sql.sql.parse import Statement, parse
-from hiveacid_sql.txn import TxnStore
+from hiveacid_sql.txn import Snapshot, TxnStore
+from hiveacid_sql.txn.compactions import ReadLeases
 
 Result = DataFrame | DmlResult
 #: Statements a dry run (``dry_run=True``, ``EXPLAIN ANALYZE``) answers with the rows they would change.
 DRY_RUN_TYPES = (exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.TruncateTable)
+
+#: Statements Hive refuses inside a multi-statement transaction (DDL, and ending other transactions).
+_NOT_IN_TRANSACTION = (exp.Create, exp.Drop, exp.Alter, exp.TruncateTable, nodes.AbortTransactions, nodes.Compact)
+
+#: How long a returned SELECT DataFrame keeps its files safe from the compaction cleaner (seconds).
+READ_LEASE_SECONDS = "hiveacid.read.lease.seconds"
+_DEFAULT_READ_LEASE_SECONDS = 3600.0
 
 class Session:
     """One connection: a SparkSession, a warehouse, a transaction store and session settings."""
@@ -52,6 +68,12 @@ class Session:
         self._owns_spark = owns_spark
         self._closed = False
         self._txn: Transaction | None = None  # an explicit multi-statement transaction, when one is open
+        self._aborted_txn: str | None = None  # why the explicit transaction was aborted (until ROLLBACK/COMMIT)
+        self._last_housekeeping = 0.0
+        self._ddl_locked = False
+        self._read_leases = ReadLeases(store.engine)
+        self._lease_ids: list[int] = []  # leases of the DataFrames this session returned
+        self._compactor_thread = None  # a CompactorThread when hive.compactor.* settings ask for one
         self._handlers: dict[type, Callable[[Statement], Result | None]] = {
             exp.Insert: self._dml_statement,
             exp.Update: self._dml_statement,
@@ -59,14 +81,22 @@ class Session:
             exp.Merge: self._dml_statement,
             exp.TruncateTable: self._truncate,
             exp.Create: self._create,
-            exp.Drop: lambda st: ddl.drop(self, st.tree),
-            exp.Alter: lambda st: ddl.alter_table(self, st.tree),
+            exp.Drop: self._drop,
+            exp.Alter: self._alter,
             exp.Use: self._use,
             exp.Set: self._set,
             exp.Describe: self._describe,
             exp.Show: self._show,
             nodes.ShowTblProperties: self._show_tblproperties,
             nodes.Explain: self._explain,
+            exp.Transaction: lambda st: self.begin(),
+            exp.Commit: lambda st: self.commit(),
+            exp.Rollback: lambda st: self.rollback(),
+            nodes.ShowTransactions: lambda st: txn_statements.show_transactions(self),
+            nodes.ShowLocks: lambda st: txn_statements.show_locks(self, st.tree),
+            nodes.AbortTransactions: lambda st: txn_statements.abort_transactions(self, st.tree),
+            nodes.Compact: lambda st: compaction.compact(self, st.tree),
+            nodes.ShowCompactions: lambda st: compaction.show_compactions(self),
         }
 
     # -- public API -------------------------------------------------------------------------------
@@ -87,13 +117,134 @@ class Session:
         return self.sql(f"SELECT * FROM {name}")  # type: ignore[return-value]
 
     def close(self) -> None:
-        """Release the store (and the SparkSession if this connection started it)."""
+        """Release the store (and the SparkSession if this connection started it); an open transaction
+        is rolled back."""
         if self._closed:
             return
+        if self._txn is not None:
+            try:
+                self._txn.abort()
+            finally:
+                self._txn = None
         self._closed = True
+        if self._compactor_thread is not None:
+            self._compactor_thread.stop()
+        with contextlib.suppress(Exception):
+            self._read_leases.release(self._lease_ids)
         self.store.close()
         if self._owns_spark:
             self.spark.stop()
+
+    # -- multi-statement transactions -------------------------------------------------------------
+    def begin(self) -> None:
+        """BEGIN / START TRANSACTION: statements until COMMIT or ROLLBACK share one transaction, reading
+        committed data as of now plus their own writes."""
+        self._check_open()
+        if self._txn is not None or self._aborted_txn is not None:
+            current = f"txnid:{self._txn.txn_id}" if self._txn is not None else "(aborted)"
+            raise TxnStateError(
+                f"Operation START TRANSACTION is not allowed in a transaction.  TransactionID={current}."
+            )
+        self._housekeeping()
+        self._txn = Transaction(self.store, pinned=True, heartbeat_s=self.txn_timeout_s / 2)
+
+    def commit(self) -> None:
+        """COMMIT the open transaction; a write conflict aborts it instead (TxnAbortedError)."""
+        self._check_open()
+        if self._aborted_txn is not None:
+            reason, self._aborted_txn = self._aborted_txn, None
+            raise TxnAbortedError(f"{reason}; nothing was committed")
+        txn = self._require_txn("COMMIT")
+        self._txn = None
+        try:
+            txn.commit()
+        except TxnAbortedError as exc:
+            raise TxnAbortedError(
+                f"Transaction manager has aborted the transaction txnid:{txn.txn_id}.  Reason: {exc}"
+            ) from exc
+        except BaseException:
+            txn.abort()
+            raise
+
+    def rollback(self) -> None:
+        """ROLLBACK: abort the open transaction; its files become invisible and are removed."""
+        self._check_open()
+        if self._aborted_txn is not None:
+            self._aborted_txn = None
+            return
+        txn = self._require_txn("ROLLBACK")
+        self._txn = None
+        txn.abort()
+
+    @property
+    def in_transaction(self) -> bool:
+        """True between BEGIN and its COMMIT / ROLLBACK (also once a failure aborted the transaction)."""
+        return self._txn is not None or self._aborted_txn is not None
+
+    @contextmanager
+    def atomic(self) -> Iterator[Session]:
+        """``with acid.atomic():`` BEGIN, COMMIT at the end, ROLLBACK if the block raises."""
+        self.begin()
+        try:
+            yield self
+        except BaseException:
+            if self.in_transaction:
+                self.rollback()
+            raise
+        self.commit()
+
+    @property
+    def current_transaction(self) -> Transaction | None:
+        """The open multi-statement transaction, if any."""
+        return self._txn
+
+    @property
+    def txn_timeout_s(self) -> float:
+        """``hive.txn.timeout`` (default 300s): a transaction not heartbeated this long gets aborted."""
+        return _seconds(self.settings.get("hive.txn.timeout"), 300.0)
+
+    def _require_txn(self, operation: str) -> Transaction:
+        if self._txn is None:
+            raise TxnStateError(
+                f"Operation {operation} is not allowed since there is no active transaction (BEGIN first)"
+            )
+        return self._txn
+
+    def _housekeeping(self) -> None:
+        """Now and then (every half time-out at most), abort the store's timed-out transactions."""
+        timeout = self.txn_timeout_s
+        now = time.monotonic()
+        if now - self._last_housekeeping >= min(timeout / 2, 60.0):
+            self._last_housekeeping = now
+            self.store.abort_timed_out(timeout)
+
+    def lock_statement(self, txn: Transaction, plan: object) -> None:
+        """A statement's locks in its transaction, waiting per ``hive.lock.numretries`` and
+        ``hive.lock.sleep.between.retries``."""
+        retries = int(self.settings.get("hive.lock.numretries", DEFAULT_LOCK_RETRIES))
+        sleep_s = _seconds(self.settings.get("hive.lock.sleep.between.retries"), DEFAULT_LOCK_SLEEP_S)
+        txn.lock(lock_components(plan), retries=retries, sleep_s=sleep_s)
+
+    @contextmanager
+    def _ddl_lock(self, components: list) -> Iterator[None]:
+        """An EXCLUSIVE lock of no transaction around a DDL statement (Hive's DDL_EXCLUSIVE)."""
+        import getpass
+        import socket
+
+        retries = int(self.settings.get("hive.lock.numretries", DEFAULT_LOCK_RETRIES))
+        sleep_s = _seconds(self.settings.get("hive.lock.sleep.between.retries"), DEFAULT_LOCK_SLEEP_S)
+        if self._ddl_locked:  # DROP DATABASE .. CASCADE dropping its tables: the database lock covers them
+            yield
+            return
+        lock_id = self.store.locks.acquire(
+            0, components, getpass.getuser(), socket.gethostname(), retries=retries, sleep_s=sleep_s
+        )
+        self._ddl_locked = True
+        try:
+            yield
+        finally:
+            self._ddl_locked = False
+            self.store.locks.unlock(lock_id)
 
     def __enter__(self) -> Session:
         return self
@@ -105,6 +256,13 @@ class Session:
     def run_statement(self, statement: Statement, *, dry_run: bool = False) -> Result | None:
         """Run one parsed statement (``dry_run``: as in :meth:`sql`)."""
         tree = statement.tree
+        if self._aborted_txn is not None and not isinstance(tree, exp.Commit | exp.Rollback):
+            raise TxnAbortedError(f"{self._aborted_txn}; only ROLLBACK (or COMMIT) may follow")
+        if self._txn is not None and isinstance(tree, _NOT_IN_TRANSACTION):
+            operation = " ".join(statement.text.split()[:2]).upper()
+            raise TxnStateError(
+                f"Operation {operation} is not allowed in a transaction.  TransactionID=txnid:{self._txn.txn_id}."
+            )
         if is_query(tree):
             return self.query_frame(tree)
         if dry_run:
@@ -138,12 +296,7 @@ class Session:
         reads = getattr(plan, "reads", None)
         tables = {t.qualified_name: t for t in (reads.tables if reads else ())}
         tables[plan.target.qualified_name] = plan.target
-        snapshot = (
-            self._txn.snapshot(tables.values())
-            if self._txn
-            else self.store.snapshot(sorted({(t.db, t.name) for t in tables.values()}))
-        )
-        return dry_run_frame(self, plan, snapshot)
+        return dry_run_frame(self, plan, self.snapshot_for(list(tables.values())))
 
     def _explain(self, st: Statement) -> DataFrame:
         kind = st.tree.args.get("kind")
@@ -155,22 +308,64 @@ class Session:
     def query_frame(self, tree: exp.Expression) -> DataFrame:
         """A query over snapshot views; every ACID table in it is read at one snapshot."""
         plan = self.planner.plan_query(tree)
-        tables = sorted({(t.db, t.name) for t in plan.reads.tables})
-        snapshot = self._txn.snapshot(plan.reads.tables) if self._txn else self.store.snapshot(tables)
-        with bound(
-            self.spark, snapshot, self.current_db, self.catalog.list_partitions,
-            self.catalog.partition_write_ids, self.store.table_history,
-        ) as binder:
-            return binder.run(plan.query, plan.reads)
+        # The lease comes before the snapshot and the listing: the cleaner keeps every file this query reads
+        # (the returned DataFrame is lazy) for hiveacid.read.lease.seconds, or until the session closes.
+        acid_tables = sorted({(t.db, t.name) for t in plan.reads.tables if t.is_transactional})
+        seconds = float(self.settings.get(READ_LEASE_SECONDS, _DEFAULT_READ_LEASE_SECONDS))
+        leases = self._read_leases.acquire(
+            acid_tables, seconds=seconds, txn_id=self._txn.txn_id if self._txn else None
+        )
+        try:
+            frame = self._query_in_snapshot(plan)
+        except BaseException:
+            self._read_leases.release(leases)
+            raise
+        self._lease_ids.extend(leases)
+        return frame
+
+    def _query_in_snapshot(self, plan) -> DataFrame:
+        if self._txn is None:  # auto-commit reads take no locks: a snapshot of files needs none
+            snapshot = self.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
+            with bound(
+                self.spark, snapshot, self.current_db, self.catalog.list_partitions,
+                self.catalog.partition_write_ids, self.store.table_history,
+            ) as binder:
+                return binder.run(plan.query, plan.reads)
+        with self.transaction() as txn:
+            self.lock_statement(txn, plan)
+            snapshot = txn.snapshot(plan.reads.tables)
+            with bound(
+                self.spark, snapshot, self.current_db, self.catalog.list_partitions,
+                self.catalog.partition_write_ids, self.store.table_history,
+            ) as binder:
+                return binder.run(plan.query, plan.reads)
+
+    def snapshot_for(self, tables: list) -> Snapshot:
+        """What a statement would read now: the open transaction's snapshot, else the newest one."""
+        if self._txn is not None:
+            return self._txn.snapshot(tables)
+        return self.store.snapshot(sorted({(t.db, t.name) for t in tables}))
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
         """The transaction a statement runs in: the open one, or a new one committed when the block ends
-        (aborted, with its files removed, if the block fails)."""
+        (aborted, with its files removed, if the block fails). A statement failing inside the open
+        transaction aborts all of it (Hive's rule); the session then refuses statements until ROLLBACK."""
         if self._txn is not None:
-            yield self._txn
+            txn = self._txn
+            try:
+                yield txn
+            except BaseException as exc:
+                self._txn = None
+                txn.abort()
+                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                self._aborted_txn = f"Transaction txnid:{txn.txn_id} was aborted because a statement failed: {reason}"
+                if isinstance(exc, Exception):
+                    raise TxnAbortedError(self._aborted_txn) from exc
+                raise
             return
-        txn = Transaction(self.store)
+        self._housekeeping()
+        txn = Transaction(self.store, heartbeat_s=self.txn_timeout_s / 2)
         try:
             yield txn
             txn.commit()
@@ -190,7 +385,13 @@ class Session:
 
     # -- statement handlers ------------------------------------------------------------------------
     def _dml_statement(self, st: Statement) -> DmlResult:
-        return self._dml.run(self.planner.plan(st.tree), st.text)
+        plan = self.planner.plan(st.tree)
+        if self._txn is not None and not plan.target.is_transactional:
+            raise TxnStateError(
+                f"Writing non-transactional table {plan.target.qualified_name} is not allowed in a transaction "
+                f"(it could not be rolled back).  TransactionID=txnid:{self._txn.txn_id}."
+            )
+        return self._dml.run(plan, st.text)
 
     def _truncate(self, st: Statement) -> DmlResult | None:
         result = None
@@ -206,6 +407,14 @@ class Session:
             ddl.create_database(self, st.tree)
         else:
             raise UnsupportedStatementError(f"CREATE {kind} is not supported", st.line, st.col)
+
+    def _drop(self, st: Statement) -> None:
+        with self._ddl_lock(txn_statements.ddl_lock_components(self, st.tree)):
+            ddl.drop(self, st.tree)
+
+    def _alter(self, st: Statement) -> None:
+        with self._ddl_lock(txn_statements.ddl_lock_components(self, st.tree)):
+            ddl.alter_table(self, st.tree)
 
     def _use(self, st: Statement) -> None:
         name = st.tree.this.name.lower()
@@ -225,12 +434,24 @@ class Session:
                 self.settings[key] = value
                 if key.startswith("spark."):
                     self.spark.conf.set(key, value)
+                if key.startswith("hive.compactor."):
+                    self._restart_compactor()
             else:
                 key = node.name.strip()
                 value = self.settings.get(key)
                 text = f"{key}={value}" if value is not None else f"{key} is undefined"
                 return self.spark.createDataFrame([(text,)], "set string")
         return None
+
+    def _restart_compactor(self) -> None:
+        """Start, restart or stop the compactor thread to match the ``hive.compactor.*`` settings."""
+        from hiveacid_sql.compactor.service import CompactorThread, wants_compactor
+
+        if self._compactor_thread is not None:
+            self._compactor_thread.stop()
+            self._compactor_thread = None
+        if wants_compactor(self.settings):
+            self._compactor_thread = CompactorThread(self.spark, self.store, self.settings).start()
 
     def _describe(self, st: Statement) -> DataFrame:
         node = st.tree.this
@@ -273,6 +494,24 @@ class Session:
         table = self.planner.resolve(st.tree.this)
         key = st.tree.args.get("expression")
         return show.show_tblproperties(self, table, key.name if key is not None else None)
+
+
+DEFAULT_LOCK_RETRIES = 10
+DEFAULT_LOCK_SLEEP_S = 0.5
+
+
+def _seconds(value: str | None, default: float) -> float:
+    """A Hive time setting: ``300``, ``300s``, ``500ms``, ``5m`` (plain numbers are seconds)."""
+    if value is None or not value.strip():
+        return default
+    text = value.strip().lower()
+    for suffix, scale in (("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0)):
+        if text.endswith(suffix) and text[: -len(suffix)].strip().replace(".", "", 1).isdigit():
+            return float(text[: -len(suffix)]) * scale
+    try:
+        return float(text)
+    except ValueError as exc:
+        raise PlanError(f"Not a time value: {value!r} (e.g. 300s, 500ms)") from exc
 
 
 def connect(

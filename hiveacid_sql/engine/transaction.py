@@ -8,6 +8,13 @@ and the directories it wrote are removed once the abort is recorded (never when 
 
 A statement outside ``BEGIN ... COMMIT`` runs in a transaction of its own (auto-commit); the statement ids
 of a transaction keep counting across its statements, as Hive's ``DbTxnManager.stmtId`` does.
+
+A multi-statement transaction (``pinned``) takes its ValidTxnList at BEGIN: every statement reads committed
+data as of BEGIN plus the transaction's own writes. An auto-commit transaction reads at the snapshot its one
+statement takes after its locks. Either way that list goes to commit, where the write-set check aborts the
+transaction if a writer it did not see updated or deleted the same partition. Each statement first takes
+its locks (Hive 3.1 lock types, :func:`lock_components`), held until the transaction ends. A daemon thread
+heartbeats the open transaction so the store's housekeeping does not time it out.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import getpass
 import socket
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -25,9 +33,11 @@ from hiveacid_sql.acid.names import (
     delete_delta_dir_name,
     delta_dir_name,
 )
-from hiveacid_sql.errors import TxnError
-from hiveacid_sql.txn import Snapshot, TableDef, TxnStore
+from hiveacid_sql.errors import TxnAbortedError, TxnError
+from hiveacid_sql.plan.model import DeletePlan, InsertPlan, MergePlan, QueryPlan, TruncatePlan, UpdatePlan
+from hiveacid_sql.txn import Snapshot, TableDef, TxnStore, ValidTxnList
 from hiveacid_sql.txn.history import WriteRecord
+from hiveacid_sql.txn.locks import EXCLUSIVE, SHARED_READ, SHARED_WRITE, LockComponent
 
 #: Operation types of TXN_COMPONENTS, strongest last: a partition both updated and inserted into is 'u'.
 _OPERATION_RANK = {"i": 0, "d": 1, "u": 2}
@@ -47,20 +57,120 @@ class TableWrites:
     statements: list[tuple[str, str | None, int, int, int]] = field(default_factory=list)
 
 
-class Transaction:
-    """An open store transaction; :meth:`commit` or :meth:`abort` ends it."""
+_LOCK_RANK = {SHARED_READ: 0, SHARED_WRITE: 1, EXCLUSIVE: 2}
 
-    def __init__(self, store: TxnStore, *, agent: str = "hiveacid-sql") -> None:
+
+def lock_components(plan: object) -> list[LockComponent]:
+    """Hive 3.1's locks for a statement (``AcidUtils.makeLockComponents``), one per table, the strongest
+    where a table is both read and written: reads SHARED_READ; INSERT into an ACID table SHARED_READ;
+    UPDATE / DELETE / MERGE SHARED_WRITE; INSERT OVERWRITE (``hive.txn.xlock.iow``) and TRUNCATE EXCLUSIVE.
+    Tables are locked whole (no partition locks)."""
+    wanted: dict[tuple[str, str], str] = {}
+
+    def want(table: TableDef, lock_type: str) -> None:
+        key = (table.db, table.name)
+        if _LOCK_RANK[lock_type] >= _LOCK_RANK.get(wanted.get(key, SHARED_READ), 0):
+            wanted[key] = lock_type
+
+    reads = getattr(plan, "reads", None)
+    for table in reads.tables if reads is not None else ():
+        want(table, SHARED_READ)
+    if isinstance(plan, TruncatePlan) or (isinstance(plan, InsertPlan) and plan.overwrite):
+        want(plan.target, EXCLUSIVE)
+    elif isinstance(plan, InsertPlan):
+        want(plan.target, SHARED_READ)
+    elif isinstance(plan, UpdatePlan | DeletePlan | MergePlan):
+        want(plan.target, SHARED_WRITE)
+    elif not isinstance(plan, QueryPlan):  # pragma: no cover - exhaustive over the plans
+        raise TxnError(f"no lock rule for {type(plan).__name__}")
+    return [LockComponent(db, table, None, lock_type) for (db, table), lock_type in sorted(wanted.items())]
+
+
+class Heartbeater:
+    """A daemon thread that heartbeats one open transaction every ``interval_s`` until stopped.
+
+    If the store says the transaction was aborted meanwhile (timed out, ABORT TRANSACTIONS), it stops
+    and keeps the error; the transaction's next store call fails with the same news."""
+
+    def __init__(self, store: TxnStore, txn_id: int, interval_s: float) -> None:
         self.store = store
-        self.user = getpass.getuser()
-        self.txn_id = store.open_txn(self.user, socket.gethostname(), agent)
+        self.txn_id = txn_id
+        self.interval_s = max(interval_s, 0.01)
+        self.error: TxnError | None = None
+        self.beats = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"hiveacid-heartbeat-{txn_id}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            try:
+                self.store.heartbeat(self.txn_id)
+                self.beats += 1
+            except TxnError as exc:  # aborted or gone: nothing left to keep alive
+                self.error = exc
+                return
+            except Exception:  # noqa: BLE001, S112 - a transient store error: try again next beat
+                continue
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)
+
+
+class Transaction:
+    """An open store transaction; :meth:`commit` or :meth:`abort` ends it.
+
+    ``pinned``: a multi-statement transaction, whose statements all read at the ValidTxnList of BEGIN.
+    ``heartbeat_s``: heartbeat from a daemon thread this often (None: no heartbeats).
+    """
+
+    def __init__(
+        self,
+        store: TxnStore,
+        *,
+        agent: str = "hiveacid-sql",
+        pinned: bool = False,
+        heartbeat_s: float | None = None,
+    ) -> None:
+        self.store = store
+        self.user, self.host, self.agent = getpass.getuser(), socket.gethostname(), agent
+        self.txn_id = store.open_txn(self.user, self.host, agent)
         self._next_statement = 0
         self._writes: dict[str, TableWrites] = {}
         self.state = "open"
+        self.pinned = pinned
+        self.seen: ValidTxnList | None = store.valid_txns(self.txn_id) if pinned else None
+        self.lock_ids: list[int] = []
+        self.heartbeater = Heartbeater(store, self.txn_id, heartbeat_s) if heartbeat_s else None
 
     def snapshot(self, tables: Iterable[TableDef]) -> Snapshot:
-        """What a statement of this transaction sees: committed data plus the transaction's own writes."""
-        return self.store.snapshot(sorted({(t.db, t.name) for t in tables}), self.txn_id)
+        """What a statement of this transaction sees: committed data plus the transaction's own writes
+        (as of BEGIN for a multi-statement transaction)."""
+        snapshot = self.store.snapshot(sorted({(t.db, t.name) for t in tables}), self.txn_id, self.seen)
+        if self.seen is None:
+            self.seen = snapshot.txns  # what the write-set check at commit compares against
+        return snapshot
+
+    def lock(self, components: list[LockComponent], *, retries: int, sleep_s: float) -> None:
+        """Take a statement's locks (held until the transaction ends); LockError if they stay blocked."""
+        if components:
+            self.lock_ids.append(
+                self.store.locks.acquire(
+                    self.txn_id, components, self.user, self.host, retries=retries, sleep_s=sleep_s,
+                    agent_info=self.agent,
+                )
+            )
+
+    def written_write_id(self, table: TableDef) -> int | None:
+        """The table's write id if this transaction already wrote it (EXPLAIN shows it)."""
+        writes = self._writes.get(table.qualified_name)
+        return writes.write_id if writes is not None else None
+
+    @property
+    def next_statement_id(self) -> int:
+        return self._next_statement
 
     def write_id(self, table: TableDef) -> int:
         """The table's write id in this transaction (allocated on first use, as Hive does)."""
@@ -145,21 +255,38 @@ class Transaction:
                 by_op.setdefault(op, []).append(part or None)
             for op, names in by_op.items():
                 self.store.add_components(self.txn_id, table.db, table.name, writes.write_id, op, names)
-        self.store.commit_txn(self.txn_id, self.history())
+        try:
+            self.store.commit_txn(self.txn_id, self.seen, self.history())
+        except TxnAbortedError:  # a write conflict (or a time-out) aborted it: its files go
+            self._stop_heartbeat()
+            self.state = "aborted"
+            self._remove_all()
+            raise
+        self._stop_heartbeat()
         self.state = "committed"
 
     def abort(self) -> None:
         """Abort in the store; then (the abort being recorded) remove every directory this transaction wrote."""
         if self.state != "open":
             return
+        self._stop_heartbeat()
         try:
             self.store.abort_txn(self.txn_id)
+        except TxnAbortedError:
+            pass  # aborted already (timed out, ABORT TRANSACTIONS): the files can go
         except Exception:  # noqa: BLE001 - the outcome is unknown: leave the files, the txn times out
             return
         finally:
             self.state = "aborted"
+        self._remove_all()
+
+    def _remove_all(self) -> None:
         for writes in self._writes.values():
             _remove_directories(writes)
+
+    def _stop_heartbeat(self) -> None:
+        if self.heartbeater is not None:
+            self.heartbeater.stop()
 
     def _check_open(self) -> None:
         if self.state != "open":

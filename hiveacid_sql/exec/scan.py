@@ -43,6 +43,9 @@ from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID
 
 ROW_ID = "row__id"
+#: Delete events (counted in the delete deltas' ORC footers) up to which the anti join broadcasts them:
+#: about 40 bytes a key, so the largest broadcast is tens of MB.
+BROADCAST_DELETES_MAX_ROWS = 1_000_000
 _EVENT_PREFIX = ["operation", "originalTransaction", "bucket", "rowId", "currentTransaction"]
 
 
@@ -340,6 +343,8 @@ def scan_table(
         delete_groups = list(_group_by_schema(delete_footers).values())
         if delete_groups:
             deletes = union_all([_delete_frame(spark, group, keys, write_ids) for group in delete_groups])
+            if sum(f.num_rows for f in delete_footers) <= BROADCAST_DELETES_MAX_ROWS:
+                deletes = F.broadcast(deletes)  # the footers say it is small: never a sort-merge join
             data = data.join(deletes, on=[PART_DIR, OWID, BUCKET, ROWID], how="left_anti")
     if partition_columns:
         data = data.select("*", *partition_values(F.col(PART_DIR), partition_columns))

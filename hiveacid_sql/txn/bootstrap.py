@@ -58,6 +58,7 @@ def _seed(conn: Connection, default_db_location: str) -> None:
     conn.execute(sa.insert(s.NEXT_TXN_ID).values(NTXN_NEXT=1))
     conn.execute(sa.insert(s.NEXT_LOCK_ID).values(NL_NEXT=1))
     conn.execute(sa.insert(s.NEXT_COMPACTION_QUEUE_ID).values(NCQ_NEXT=1))
+    conn.execute(sa.insert(s.HIVEACID_NEXT_READ_LEASE_ID).values(NRL_NEXT=1))
     conn.execute(
         sa.insert(s.DBS).values(
             NAME="default",

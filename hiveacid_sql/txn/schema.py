@@ -164,6 +164,28 @@ NEXT_COMPACTION_QUEUE_ID = sa.Table(
     "NEXT_COMPACTION_QUEUE_ID", metadata, sa.Column("NCQ_NEXT", sa.BigInteger, nullable=False)
 )
 
+# Read leases (ours; Hive 3 has MIN_HISTORY_LEVEL for transactions only): every snapshot read outside a
+# transaction registers here, so the compaction cleaner never deletes files a running or returned query
+# still reads. RL_ID comes from HIVEACID_NEXT_READ_LEASE_ID (a counter row, like NEXT_TXN_ID), so ids are
+# handed out in commit order and "every lease older than a compaction" is one comparison.
+HIVEACID_READ_LEASES = sa.Table(
+    "HIVEACID_READ_LEASES",
+    metadata,
+    sa.Column("RL_ID", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("RL_DATABASE", _Db, nullable=False),
+    sa.Column("RL_TABLE", _Tbl, nullable=False),
+    sa.Column("RL_TXNID", sa.BigInteger),  # the reader's transaction, if it reads inside one
+    sa.Column("RL_STARTED", sa.BigInteger, nullable=False),  # epoch millis
+    sa.Column("RL_EXPIRES", sa.BigInteger, nullable=False),  # epoch millis; the cleaner ignores it after this
+    sa.Column("RL_HOST", sa.String(128)),
+    sa.Column("RL_AGENT_INFO", sa.String(128)),
+    sa.Index("HIVEACID_READ_LEASES_IDX", "RL_DATABASE", "RL_TABLE"),
+)
+
+HIVEACID_NEXT_READ_LEASE_ID = sa.Table(
+    "HIVEACID_NEXT_READ_LEASE_ID", metadata, sa.Column("NRL_NEXT", sa.BigInteger, nullable=False)
+)
+
 # --------------------------------------------------------------------------- catalog
 DBS = sa.Table(
     "DBS",
@@ -288,5 +310,6 @@ TABLE_NAME_COLUMNS: tuple[tuple[sa.Table, str, str], ...] = (
     (HIVE_LOCKS, "HL_DB", "HL_TABLE"),
     (COMPACTION_QUEUE, "CQ_DATABASE", "CQ_TABLE"),
     (COMPLETED_COMPACTIONS, "CC_DATABASE", "CC_TABLE"),
+    (HIVEACID_READ_LEASES, "RL_DATABASE", "RL_TABLE"),
     (HIVEACID_WRITE_HISTORY, "WH_DATABASE", "WH_TABLE"),
 )

@@ -19,12 +19,13 @@ from typing import Any, Literal
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from hiveacid_sql.errors import TxnAbortedError, TxnError
+from hiveacid_sql.errors import TxnAbortedError, TxnError, WriteConflictError
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.bootstrap import DEFAULT_DB_LOCATION, ensure_schema
 from hiveacid_sql.txn.catalog import Catalog
 from hiveacid_sql.txn.db import Db, RetryTxn, make_engine
 from hiveacid_sql.txn.history import HistoryEntry, WriteRecord, adopted_records, insert_records, read_history
+from hiveacid_sql.txn.locks import LockManager
 from hiveacid_sql.txn.snapshot import Snapshot, TableWriteIds, ValidTxnList
 
 TxnState = Literal["open", "aborted", "committed"]
@@ -62,6 +63,7 @@ class TxnStore:
             self._db.dispose()
             raise
         self.catalog = Catalog(self._db)
+        self.locks = LockManager(self._db)
 
     @classmethod
     def sqlite(cls, path: str | Path, **kwargs: Any) -> TxnStore:
@@ -184,18 +186,36 @@ class TxnStore:
 
         self._db.run_write(run)
 
-    def commit_txn(self, txn_id: int, history: Sequence[WriteRecord] = ()) -> None:
+    def commit_txn(
+        self, txn_id: int, seen: ValidTxnList | None = None, history: Sequence[WriteRecord] = ()
+    ) -> None:
         """Commit: components move to COMPLETED_TXN_COMPONENTS and the TXNS row is deleted.
 
         ``history``: what the transaction did per table (HIVEACID_WRITE_HISTORY), written in the same
         database transaction, so the history holds exactly the committed write ids.
+
+        A transaction that updated or deleted is first checked against WRITE_SET (Hive 3.1
+        ``commitTxn``): if a transaction that committed after this one started updated or deleted
+        the same partition (U/U, U/D, D/U; D/D and inserts never conflict), this one is aborted
+        instead and :class:`WriteConflictError` says who won. Otherwise its u/d components join
+        WRITE_SET with the commit id ``NEXT_TXN_ID - 1``.
+
+        ``seen``: the ValidTxnList the transaction read at (when it took its one snapshot after its
+        locks, or pinned it at BEGIN). Then only writers *not committed in it* conflict, so a statement
+        that waited for a writer's lock and then read that writer's commit is not aborted for it.
+        Without it, Hive's rule: every writer that committed after this transaction opened.
         """
 
-        def run(conn: Connection) -> None:
+        def run(conn: Connection) -> str | None:
             _lock_open(conn, txn_id)
-            insert_records(conn, txn_id, history, _now_ms())
             tc = s.TXN_COMPONENTS.c
             comps = conn.execute(sa.select(s.TXN_COMPONENTS).where(tc.TC_TXNID == txn_id)).mappings().all()
+            conflict = _record_write_set(conn, txn_id, comps, seen)
+            if conflict is not None:  # abort instead (and keep the abort: this transaction commits)
+                conn.execute(sa.update(s.TXNS).where(s.TXNS.c.TXN_ID == txn_id).values(TXN_STATE=ABORTED))
+                conn.execute(sa.delete(s.HIVE_LOCKS).where(s.HIVE_LOCKS.c.HL_TXNID == txn_id))
+                return conflict
+            insert_records(conn, txn_id, history, _now_ms())
             if comps:
                 update_delete = "Y" if any(c["TC_OPERATION_TYPE"] in ("u", "d") for c in comps) else "N"
                 now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)
@@ -221,8 +241,11 @@ class TxnStore:
             )
             if done.rowcount != 1:  # the compare-and-swap lost; the row lock makes this a bug
                 raise _state_error(conn, txn_id)
+            return None
 
-        self._db.run_write(run)
+        conflict = self._db.run_write(run)
+        if conflict is not None:
+            raise WriteConflictError(conflict)
 
     def abort_txn(self, txn_id: int) -> None:
         """Abort: 'o' -> 'a'. The TXNS row and TXN_COMPONENTS stay (readers and the cleaner need them)."""
@@ -256,6 +279,50 @@ class TxnStore:
                 raise _state_error(conn, txn_id)
 
         self._db.run_write(run)
+
+    def abort_txns(self, txn_ids: Iterable[int]) -> dict[int, str]:
+        """ABORT TRANSACTIONS: abort each open one (releasing its locks); id -> 'aborted', or why not.
+
+        As Hive, ids that are not open are reported, not an error (they may have ended meanwhile).
+        """
+        outcome: dict[int, str] = {}
+        for txn_id in dict.fromkeys(txn_ids):
+            try:
+                self.abort_txn(txn_id)
+                outcome[txn_id] = "aborted"
+            except TxnError as exc:
+                outcome[txn_id] = str(exc)
+        return outcome
+
+    def abort_timed_out(self, timeout_s: float, now_ms: int | None = None) -> list[int]:
+        """Housekeeping (Hive's ``performTimeOuts`` and WRITE_SET reaper): abort open transactions whose
+        last heartbeat is older than ``timeout_s`` (their locks go with them), drop locks of no
+        transaction that were not heartbeated in that time, and forget WRITE_SET rows no open
+        transaction can conflict with. Returns the aborted transaction ids."""
+        now = _now_ms() if now_ms is None else now_ms
+        cutoff = now - int(timeout_s * 1000)
+        txns, hl, ws = s.TXNS.c, s.HIVE_LOCKS.c, s.WRITE_SET.c
+
+        def run(conn: Connection) -> list[int]:
+            stale = [
+                int(t) for t in conn.execute(
+                    sa.select(txns.TXN_ID)
+                    .where(txns.TXN_STATE == OPEN, txns.TXN_LAST_HEARTBEAT < cutoff)
+                    .order_by(txns.TXN_ID)
+                    .with_for_update()
+                ).scalars()
+            ]
+            if stale:
+                conn.execute(sa.update(s.TXNS).where(txns.TXN_ID.in_(stale), txns.TXN_STATE == OPEN)
+                             .values(TXN_STATE=ABORTED))
+                conn.execute(sa.delete(s.HIVE_LOCKS).where(hl.HL_TXNID.in_(stale)))
+            conn.execute(sa.delete(s.HIVE_LOCKS).where(hl.HL_TXNID == 0, hl.HL_LAST_HEARTBEAT < cutoff))
+            min_open = conn.execute(sa.select(sa.func.min(txns.TXN_ID)).where(txns.TXN_STATE == OPEN)).scalar()
+            horizon = min_open if min_open is not None else _peek_next(conn, s.NEXT_TXN_ID.c.NTXN_NEXT)
+            conn.execute(sa.delete(s.WRITE_SET).where(ws.WS_COMMIT_ID < horizon))
+            return stale
+
+        return self._db.run_write(run)
 
     def txn_state(self, txn_id: int) -> TxnState:
         """'open', 'aborted' or 'committed' (no TXNS row but the id was handed out)."""
@@ -356,15 +423,24 @@ class TxnStore:
         return history
 
     # ------------------------------------------------------------------ snapshots
-    def snapshot(self, tables: Iterable[tuple[str, str]], txn_id: int | None = None) -> Snapshot:
+    def valid_txns(self, txn_id: int | None = None) -> ValidTxnList:
+        """The ValidTxnList of this moment, as seen by ``txn_id`` (pinned by a multi-statement txn)."""
+        with self._db.read() as conn:
+            return _valid_txns(conn, txn_id)
+
+    def snapshot(
+        self, tables: Iterable[tuple[str, str]], txn_id: int | None = None, txns: ValidTxnList | None = None
+    ) -> Snapshot:
         """One consistent ValidTxnList plus valid write ids for ``tables`` (Hive 3.1 rules).
 
         ``txn_id`` is the reader's own transaction: it is left out of the exceptions, so the
-        transaction sees its own earlier writes.
+        transaction sees its own earlier writes. ``txns``: a ValidTxnList taken earlier (at BEGIN of
+        a multi-statement transaction); the write ids are then those valid in it, as Hive's
+        ``getValidWriteIds(tables, validTxnList)`` computes them.
         """
         keys = list(dict.fromkeys(_key(db, table) for db, table in tables))
         with self._db.read() as conn:
-            txns = _valid_txns(conn, txn_id)
+            txns = _valid_txns(conn, txn_id) if txns is None else txns
             states = {t: st for t, st in _exception_states(conn, txns)}
             write_ids = {
                 f"{db}.{table}": _table_write_ids(conn, db, table, txns, states, txn_id) for db, table in keys
@@ -426,6 +502,48 @@ def _lock_open(conn: Connection, txn_id: int) -> None:
         raise _state_error(conn, txn_id)
 
 
+def _record_write_set(conn: Connection, txn_id: int, comps: Sequence[Any], seen: ValidTxnList | None) -> str | None:
+    """Hive 3.1 ``commitTxn``'s write-set step: None (u/d components recorded in WRITE_SET), or the
+    conflict message when a transaction that committed after ``txn_id`` started wrote the same place."""
+    mine = {
+        (c["TC_DATABASE"], c["TC_TABLE"], c["TC_PARTITION"], c["TC_OPERATION_TYPE"])
+        for c in comps
+        if c["TC_OPERATION_TYPE"] in ("u", "d")
+    }
+    if not mine:
+        return None
+    # The commit id; the row lock also serialises committing writers, so each sees the other's rows.
+    commit_id = int(conn.execute(sa.select(s.NEXT_TXN_ID.c.NTXN_NEXT).with_for_update()).scalar_one()) - 1
+    ws = s.WRITE_SET.c
+    tables = sorted({(db, table) for db, table, _p, _o in mine})
+    committed = conn.execute(
+        sa.select(ws.WS_TXNID, ws.WS_COMMIT_ID, ws.WS_DATABASE, ws.WS_TABLE, ws.WS_PARTITION, ws.WS_OPERATION_TYPE)
+        .where(
+            sa.or_(*(sa.and_(ws.WS_DATABASE == db, ws.WS_TABLE == table) for db, table in tables)),
+            ws.WS_COMMIT_ID >= txn_id,
+            ws.WS_TXNID != txn_id,
+        )
+        .order_by(ws.WS_COMMIT_ID, ws.WS_TXNID)
+    ).all()
+    for other, other_commit, db, table, part, other_op in committed:
+        if seen is not None and seen.is_txn_valid(other):
+            continue  # its commit was in this transaction's snapshot: no lost update
+        for my_db, my_table, my_part, my_op in sorted(mine, key=lambda m: (m[0], m[1], m[2] or "", m[3])):
+            same = (my_db, my_table, my_part) == (db, table, part)
+            if same and "u" in (my_op, other_op):
+                where = f"{db}/{table}" + (f"/{part}" if part is not None else "")
+                return (
+                    f"Aborting [{_txn(txn_id)},{commit_id}] due to a write conflict on {where} "
+                    f"committed by [{_txn(other)},{other_commit}] {my_op}/{other_op}"
+                )
+    conn.execute(sa.insert(s.WRITE_SET), [
+        {"WS_DATABASE": db, "WS_TABLE": table, "WS_PARTITION": part, "WS_TXNID": txn_id,
+         "WS_COMMIT_ID": commit_id, "WS_OPERATION_TYPE": op}
+        for db, table, part, op in sorted(mine, key=lambda m: (m[0], m[1], m[2] or "", m[3]))
+    ])
+    return None
+
+
 def _valid_txns(conn: Connection, own: int | None) -> ValidTxnList:
     hwm = _peek_next(conn, s.NEXT_TXN_ID.c.NTXN_NEXT) - 1
     txns = s.TXNS.c
@@ -455,8 +573,13 @@ def _table_write_ids(
         sa.select(nwi.NWI_NEXT).where(nwi.NWI_DATABASE == db, nwi.NWI_TABLE == table)
     ).scalar()
     hwm = (next_write_id or 1) - 1
-    # Only write ids of txns that still have a TXNS row (open/aborted), or that are newer than the
-    # snapshot, can be exceptions; committed txns have no TXNS row.
+    # Only write ids of txns that still have a TXNS row (open/aborted), that are newer than the
+    # snapshot, or that were open when the snapshot was taken (a pinned one: they may have committed
+    # since) can be exceptions; committed txns have no TXNS row.
+    open_then = sorted(t for t in txns.exceptions if t not in txns.aborted and t != own)
+    maybe = [tx.TXN_ID.is_not(None), t2w.T2W_TXNID > txns.high_watermark]
+    if open_then:
+        maybe.append(t2w.T2W_TXNID.in_(open_then) if len(open_then) <= 500 else t2w.T2W_TXNID >= open_then[0])
     rows = conn.execute(
         sa.select(t2w.T2W_WRITEID, t2w.T2W_TXNID)
         .select_from(s.TXN_TO_WRITE_ID.outerjoin(s.TXNS, tx.TXN_ID == t2w.T2W_TXNID))
@@ -464,7 +587,7 @@ def _table_write_ids(
             t2w.T2W_DATABASE == db,
             t2w.T2W_TABLE == table,
             t2w.T2W_WRITEID <= hwm,
-            sa.or_(tx.TXN_ID.is_not(None), t2w.T2W_TXNID > txns.high_watermark),
+            sa.or_(*maybe),
         )
     ).all()
     exceptions: list[int] = []

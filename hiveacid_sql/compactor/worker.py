@@ -1,0 +1,264 @@
+"""The compactor's three roles over one store and one SparkSession: worker, cleaner, initiator.
+
+* :meth:`Compactor.work_one` - Hive's ``Worker``: claim the oldest initiated request, plan it at the
+  compactor's write ids (nothing at or above the lowest open write id), run the Spark job into a hidden
+  build directory, move the outputs into place, mark the request 'ready for cleaning'. Any failure marks it
+  'failed' with the reason and removes the build directory; the table is untouched.
+* :meth:`Compactor.clean` - Hive's ``Cleaner``: for each request ready for cleaning whose readers are done
+  (no transaction open since before the output appeared, no read lease on the table taken before it),
+  delete what the output made obsolete and every directory of aborted write ids, then mark it succeeded.
+* :meth:`Compactor.initiate` - Hive's ``Initiator``: queue a compaction for each transactional table (or
+  partition) whose directory crosses a threshold (:func:`~hiveacid_sql.acid.compaction.determine_compaction_type`).
+
+The worker holds a read lease on the table while it reads, so another compaction's cleaner never removes
+its inputs under it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import os
+import socket
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import pyarrow.fs as pafs
+from pyspark.sql import SparkSession
+
+from hiveacid_sql.acid.compaction import (
+    aborted_dirs,
+    determine_compaction_type,
+    no_auto_compaction,
+    obsolete_after,
+    plan_compaction,
+    temp_dir_name,
+)
+from hiveacid_sql.acid.hive_types import parse_hive_type
+from hiveacid_sql.acid.listing import filesystem_for, list_acid_dir
+from hiveacid_sql.acid.state import TableListing, get_acid_state
+from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.errors import CompactionError, HiveAcidError, NotEnoughHistoryError
+from hiveacid_sql.txn import TableDef, TxnStore
+from hiveacid_sql.txn.compactions import (
+    READY_FOR_CLEANING,
+    CompactionInfo,
+    CompactionQueue,
+    ReadLeases,
+)
+
+#: Hive's defaults (hive3 HiveConf) for the settings the compactor reads.
+WORKER_TIMEOUT = "hive.compactor.worker.timeout"  # seconds
+FAILED_THRESHOLD = "hive.compactor.initiator.failed.compacts.threshold"
+COMPACTOR_DEFAULTS = {WORKER_TIMEOUT: "86400", FAILED_THRESHOLD: "2"}
+
+
+def worker_name() -> str:
+    """Hive's worker id: host name, then the thread's id."""
+    return f"{socket.gethostname()}-{os.getpid()}-{threading.get_ident()}"
+
+
+def _join(location: str, partition: str | None) -> str:
+    return f"{location.rstrip('/')}/{partition}" if partition else location
+
+
+@dataclass(frozen=True)
+class WorkResult:
+    """What :meth:`Compactor.work_one` did with one request."""
+
+    compaction: CompactionInfo
+    state: str  # 'r' ready for cleaning, 'f' failed
+    outputs: tuple[str, ...] = ()
+    files: int = 0
+    error: str | None = None
+
+
+class Compactor:
+    """Worker, cleaner and initiator on one store; ``conf`` holds Hive settings (``hive.compactor.*``)."""
+
+    def __init__(self, spark: SparkSession, store: TxnStore, conf: Mapping[str, str] | None = None) -> None:
+        self.spark = spark
+        self.store = store
+        self.conf = dict(conf or {})
+        self.queue = CompactionQueue(store.engine)
+        self.leases = ReadLeases(store.engine)
+        self.worker_id = worker_name()
+
+    def _setting(self, key: str) -> str:
+        return self.conf.get(key, COMPACTOR_DEFAULTS[key])
+
+    # ------------------------------------------------------------------ worker
+    def work_one(self, cq_id: int | None = None) -> WorkResult | None:
+        """Claim and run one initiated request (the oldest, or ``cq_id``); None when there is none to claim."""
+        self.queue.revoke_timed_out(int(float(self._setting(WORKER_TIMEOUT)) * 1000))
+        info = self.queue.claim(self.worker_id, cq_id)
+        if info is None:
+            return None
+        return self.run(info)
+
+    def work_all(self) -> list[WorkResult]:
+        """Run requests until none is left."""
+        results = []
+        while (result := self.work_one()) is not None:
+            results.append(result)
+        return results
+
+    def run(self, info: CompactionInfo) -> WorkResult:
+        """Run a claimed ('working') request to 'ready for cleaning' or 'failed'."""
+        lease = self.leases.acquire([(info.db, info.table)], seconds=float(self._setting(WORKER_TIMEOUT)))
+        fs: pafs.FileSystem | None = None
+        build: str | None = None
+        try:
+            table = self.store.catalog.get_table(info.db, info.table)
+            if not table.is_transactional:
+                raise CompactionError(f"Compaction is not allowed on non-ACID table {table.qualified_name}")
+            fs, location = filesystem_for(table.location)
+            root = _join(location, info.partition)
+            pending = info.meta.get("build_dir")
+            if pending and info.meta.get("outputs"):
+                # An earlier attempt died while moving its outputs into place: finish that move first.
+                from hiveacid_sql.exec.compact import publish
+
+                publish(fs, root, f"{root}/{pending}", info.meta["outputs"])
+            write_ids = self.store.snapshot([(table.db, table.name)]).write_ids(table.db, table.name).for_compactor()
+            plan = plan_compaction(list_acid_dir(fs, root), write_ids, info.kind)
+            if plan is None:
+                self.queue.mark_compacted(info.id, write_ids.high_watermark, note="nothing to compact")
+                return WorkResult(info, READY_FOR_CLEANING)
+            outputs = [plan.insert_dir] + ([plan.delete_dir] if plan.delete_dir else [])
+            name = temp_dir_name()
+            build = f"{root}/{name}"
+            self.queue.update_meta(info.id, build_dir=name, inputs=list(plan.input_dirs))
+            files = self._run_job(table, fs, root, build, plan, write_ids)
+            self.queue.update_meta(info.id, outputs=outputs)  # from here on an interrupted move is finished later
+            self._publish(fs, root, build, outputs)
+            build = None
+            self.queue.mark_compacted(info.id, plan.highest_write_id)
+            return WorkResult(info, READY_FOR_CLEANING, tuple(outputs), len(files))
+        except Exception as exc:  # noqa: BLE001 - every failure is recorded on the request
+            message = f"{type(exc).__name__}: {exc}".splitlines()[0][:1000]
+            if fs is not None and build is not None:
+                from hiveacid_sql.exec.compact import remove_build_dir
+
+                remove_build_dir(fs, build)
+            with contextlib.suppress(HiveAcidError):
+                self.queue.mark_failed(info.id, message)
+            return WorkResult(info, "f", error=message)
+        finally:
+            self.leases.release(lease)
+
+    def _run_job(self, table: TableDef, fs, root: str, build: str, plan, write_ids: ValidWriteIdList) -> list[dict]:
+        from hiveacid_sql.exec.compact import run_compaction_job
+
+        columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
+        fs_uri = table.location
+        return run_compaction_job(self.spark, fs, fs_uri, root, build, plan, columns, write_ids)
+
+    def _publish(self, fs, root: str, build: str, outputs: list[str]) -> None:
+        from hiveacid_sql.exec.compact import publish
+
+        publish(fs, root, build, outputs)
+
+    # ------------------------------------------------------------------ cleaner
+    def clean(self) -> list[int]:
+        """Clean every request ready for cleaning whose readers are done; returns the ids cleaned."""
+        cleaned = []
+        for info in self.queue.in_state(READY_FOR_CLEANING):
+            if not self.queue.readers_done(info):
+                continue
+            try:
+                self.clean_one(info)
+            except (HiveAcidError, OSError) as exc:
+                self.queue.mark_failed(info.id, f"cleaner: {type(exc).__name__}: {exc}".splitlines()[0])
+                continue
+            self.queue.mark_cleaned(info.id)
+            cleaned.append(info.id)
+        return cleaned
+
+    def clean_one(self, info: CompactionInfo) -> list[str]:
+        """Delete what the compaction made obsolete and the aborted write ids' directories; returns them."""
+        try:
+            table = self.store.catalog.get_table(info.db, info.table)
+        except HiveAcidError:
+            return []  # dropped meanwhile: nothing left to clean
+        fs, location = filesystem_for(table.location)
+        root = _join(location, info.partition)
+        listing = list_acid_dir(fs, root)
+        current = self.store.snapshot([(table.db, table.name)]).write_ids(table.db, table.name)
+        doomed = list(aborted_dirs(listing, current))
+        if info.highest_write_id is not None:
+            hwm = info.highest_write_id
+            aborted = [w for w in current.aborted if w <= hwm]
+            view = ValidWriteIdList(current.table_name, hwm, tuple(sorted(aborted)), frozenset(aborted))
+            doomed += [p for p in _obsolete(listing, view) if p not in doomed]
+        for rel in doomed:
+            path = f"{root.rstrip('/')}/{rel}"
+            with contextlib.suppress(FileNotFoundError):
+                info_ = fs.get_file_info(path)
+                if info_.type == pafs.FileType.Directory:
+                    fs.delete_dir(path)
+                elif info_.type == pafs.FileType.File:
+                    fs.delete_file(path)
+        return doomed
+
+    # ------------------------------------------------------------------ initiator
+    def initiate(self) -> list[int]:
+        """Queue compactions where Hive's thresholds say so; returns the new request ids."""
+        queued = []
+        busy = {(c.db, c.table, c.partition) for c in self.queue.in_state("i", "w")}
+        limit = int(self._setting(FAILED_THRESHOLD))
+        catalog = self.store.catalog
+        for db in catalog.list_databases():
+            for name in catalog.list_tables(db):
+                try:
+                    table = catalog.get_table(db, name)
+                except HiveAcidError:
+                    continue  # dropped meanwhile
+                if not table.is_transactional or no_auto_compaction(table.params):
+                    continue
+                parts: list[str | None] = (
+                    [p.name for p in catalog.list_partitions(db, name)] if table.is_partitioned else [None]
+                )
+                aborted = None
+                for part in parts:
+                    if (table.db, table.name, part) in busy:
+                        continue
+                    if limit > 0 and self.queue.recent_failures(table.db, table.name, part, limit) >= limit:
+                        continue
+                    if aborted is None:
+                        aborted = self.queue.aborted_txn_count(table.db, table.name)
+                    kind = self.compaction_type(table, part, aborted)
+                    if kind is None:
+                        continue
+                    cq_id, accepted = self.queue.enqueue(table.db, table.name, part, kind, run_as=getpass.getuser())
+                    if accepted:
+                        queued.append(cq_id)
+        return queued
+
+    def compaction_type(self, table: TableDef, partition: str | None, aborted_txns: int) -> str | None:
+        """The type Hive's initiator would choose for one directory now (None: leave it)."""
+        fs, location = filesystem_for(table.location)
+        listing = list_acid_dir(fs, _join(location, partition))
+        write_ids = self.store.snapshot([(table.db, table.name)]).write_ids(table.db, table.name).for_compactor()
+        try:
+            state = get_acid_state(listing, write_ids)
+        except HiveAcidError:
+            return None
+        sizes = _dir_sizes(listing)
+        return determine_compaction_type(state, sizes, aborted_txns, table.params, self.conf)
+
+
+def _obsolete(listing: TableListing, view: ValidWriteIdList) -> tuple[str, ...]:
+    try:
+        if not view.exceptions:
+            return obsolete_after(listing, view.high_watermark)
+        return get_acid_state(listing, view).obsolete
+    except NotEnoughHistoryError:
+        return ()  # a later major compaction's base already covers this one: its own cleaning removes the rest
+
+
+def _dir_sizes(listing: TableListing) -> dict[str, int]:
+    sizes = {d.name: sum(f.size for f in d.all_files()) for d in listing.dirs}
+    sizes.update({f.path: f.size for f in listing.files})
+    return sizes

@@ -1,0 +1,128 @@
+"""``ALTER TABLE .. COMPACT`` and ``SHOW COMPACTIONS``: the statements in front of the compaction queue.
+
+``ALTER TABLE t [PARTITION (..)] COMPACT 'minor'|'major'`` queues a request and returns its id (Hive's
+``CompactionResponse``): one request per partition when a partitioned table is named without a partition
+(Hive 4's behaviour; Hive 3 refuses). ``AND WAIT`` returns when the request has left 'initiated'/'working';
+a session without a compactor thread of its own runs the request itself, so ``AND WAIT`` never hangs
+waiting for a worker that does not exist.
+"""
+
+from __future__ import annotations
+
+import getpass
+import time
+from typing import TYPE_CHECKING
+
+from pyspark.sql import DataFrame
+from sqlglot import exp
+
+from hiveacid_sql.compactor import Compactor
+from hiveacid_sql.engine.ddl import _literal, _spec_filter
+from hiveacid_sql.errors import CompactionError
+from hiveacid_sql.exec.pruning import prune_partitions
+from hiveacid_sql.plan.planner import where_is
+from hiveacid_sql.sql import nodes
+from hiveacid_sql.txn.compactions import TYPE_NAMES, WORKING, CompactionQueue
+
+if TYPE_CHECKING:
+    from hiveacid_sql.engine.session import Session
+
+#: Hive 3's SHOW COMPACTIONS columns (``DDLTask.showCompactions``), plus Hive 4's enqueue time and error message.
+SHOW_COMPACTIONS_SCHEMA = (
+    "compactionid bigint, dbname string, tabname string, partname string, type string, state string, "
+    "workerid string, enqueuetime bigint, starttime bigint, duration bigint, hadoopjobid string, "
+    "highestwriteid bigint, errormessage string"
+)
+_RESULT_SCHEMA = "compactionid bigint, dbname string, tabname string, partname string, type string, state string, message string"
+
+
+def compact(session: Session, tree: nodes.Compact) -> DataFrame:
+    """Queue the request(s); with AND WAIT, run or wait for them. One row per request."""
+    table = session.planner.resolve(tree.this)
+    if not table.is_transactional:
+        raise CompactionError(f"{where_is(tree.this)}Compaction is not allowed on non-ACID table {table.qualified_name}")
+    kind = str(tree.args["kind"]).lower()
+    spec = tree.args.get("partition")
+    partitions: list[str | None]
+    if spec is not None:
+        partitions = list(
+            prune_partitions(
+                session.spark, table, session.catalog.list_partitions(table.db, table.name), _spec_filter(table, spec)
+            )
+        )
+        if len(partitions) != 1:
+            raise CompactionError(
+                f"{where_is(spec)}Partition {spec.sql(dialect='hiveacid')} of {table.qualified_name} "
+                + ("does not exist" if not partitions else "names several partitions")
+            )
+    elif table.is_partitioned:
+        partitions = [p.name for p in session.catalog.list_partitions(table.db, table.name)]
+    else:
+        partitions = [None]
+    props: dict[str, str] = {}
+    properties = tree.args.get("properties")
+    if properties is not None:
+        for p in properties.expressions:
+            if isinstance(p, exp.Property):
+                props[(_literal(p.this) or "").lower()] = _literal(p.args.get("value")) or ""
+    queue = CompactionQueue(session.store.engine)
+    requests = []
+    for part in partitions:
+        cq_id, accepted = queue.enqueue(table.db, table.name, part, kind, properties=props, run_as=getpass.getuser())
+        requests.append((cq_id, part, accepted))
+    if tree.args.get("wait"):
+        compactor = Compactor(session.spark, session.store, {**session.settings, **props})
+        for cq_id, _part, _accepted in requests:
+            wait_for(session, compactor, cq_id)
+    rows = []
+    for cq_id, part, accepted in requests:
+        info = queue.get(cq_id)
+        state = info.state_name if info is not None else "unknown"
+        if info is not None and info.error:
+            message = info.error
+        elif accepted:
+            message = "Compaction enqueued with id " + str(cq_id)
+        else:
+            message = f"Compaction already enqueued with id {cq_id}; State is {state}"
+        rows.append((cq_id, table.db, table.name, part, TYPE_NAMES[info.type] if info else kind.upper(), state, message))
+    return session.spark.createDataFrame(rows, _RESULT_SCHEMA)
+
+
+def wait_for(session: Session, compactor: Compactor, cq_id: int, poll_seconds: float = 0.2) -> None:
+    """Until the request is past 'working': run it here when no compactor thread of the session will."""
+    thread = getattr(session, "_compactor_thread", None)
+    runs_here = thread is None or not thread.alive or not thread.compactor.conf.get("hive.compactor.worker.threads")
+    queue = compactor.queue
+    while True:
+        info = queue.get(cq_id)
+        if info is None or info.state not in ("i", WORKING):
+            return
+        if info.state == "i" and runs_here:
+            compactor.work_one(cq_id)
+            continue
+        time.sleep(poll_seconds)
+
+
+def show_compactions(session: Session) -> DataFrame:
+    """SHOW COMPACTIONS: queue and history, by id, with Hive 3's state words."""
+    rows = []
+    for c in CompactionQueue(session.store.engine).list():
+        duration = c.end - c.start if c.end is not None and c.start is not None else None
+        rows.append(
+            (
+                c.id,
+                c.db,
+                c.table,
+                c.partition if c.partition is not None else "---",
+                TYPE_NAMES.get(c.type, c.type),
+                c.state_name,
+                c.worker_id if c.worker_id else "---",
+                c.meta.get("enqueue_time"),
+                c.start,
+                duration,
+                "---",
+                c.highest_write_id,
+                c.error,
+            )
+        )
+    return session.spark.createDataFrame(rows, SHOW_COMPACTIONS_SCHEMA)

@@ -1,0 +1,123 @@
+"""SHOW TRANSACTIONS, SHOW LOCKS, ABORT TRANSACTIONS, and the locks DDL statements take.
+
+Column names and values as Hive 3.1 prints them: SHOW TRANSACTIONS with the CLI header names, SHOW LOCKS
+with HiveServer2's schema names; states and lock types spelled out (OPEN, ACQUIRED, SHARED_READ), lock ids
+as ``external.internal``, times in epoch milliseconds.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pyspark.sql import DataFrame
+from pyspark.sql.types import LongType, StringType, StructField, StructType
+from sqlglot import exp
+
+from hiveacid_sql.acid.partitions import make_partition_name
+from hiveacid_sql.errors import PlanError
+from hiveacid_sql.plan.planner import table_names
+from hiveacid_sql.sql import nodes
+from hiveacid_sql.txn.locks import EXCLUSIVE, LockComponent
+
+if TYPE_CHECKING:
+    from hiveacid_sql.engine.session import Session
+
+_TXN_COLUMNS = StructType([
+    StructField("Transaction ID", LongType()),
+    StructField("Transaction State", StringType()),
+    StructField("Started Time", LongType()),
+    StructField("Last Heartbeat Time", LongType()),
+    StructField("User", StringType()),
+    StructField("Hostname", StringType()),
+])
+
+_LOCK_COLUMNS = StructType([
+    StructField("lockid", StringType()),
+    StructField("database", StringType()),
+    StructField("table", StringType()),
+    StructField("partition", StringType()),
+    StructField("lock_state", StringType()),
+    StructField("blocked_by", StringType()),
+    StructField("lock_type", StringType()),
+    StructField("transaction_id", LongType()),
+    StructField("last_heartbeat", LongType()),
+    StructField("acquired_at", LongType()),
+    StructField("user", StringType()),
+    StructField("hostname", StringType()),
+    StructField("agent_info", StringType()),
+])
+
+
+def show_transactions(session: Session) -> DataFrame:
+    """Open and aborted transactions (committed ones have no TXNS row in Hive 3.1)."""
+    rows = [
+        (t["txn_id"], t["state"].upper(), t["started"], t["last_heartbeat"], t["user"], t["host"])
+        for t in session.store.list_txns()
+    ]
+    return session.spark.createDataFrame(rows, _TXN_COLUMNS)
+
+
+def show_locks(session: Session, tree: nodes.ShowLocks) -> DataFrame:
+    """Every lock, or those on one table (and the table's locks covering one partition). EXTENDED shows
+    the same columns, as Hive 3.1's DbTxnManager does."""
+    db = table = partition = None
+    target = tree.args.get("this")
+    if target is not None:
+        tdef = session.planner.resolve(target)
+        db, table = tdef.db, tdef.name
+        spec = tree.args.get("partition")
+        if spec is not None:
+            partition = _partition_name(tdef, spec)
+    locks = session.store.locks.show_locks(db, table)
+    if partition is not None:
+        locks = [lock for lock in locks if lock["partition"] in (None, partition)]
+    rows = [
+        (
+            f"{lk['lock_id']}.{lk['lock_int_id']}", lk["db"], lk["table"], lk["partition"], lk["state"],
+            lk["blocked_by"], lk["type"], lk["txn_id"], lk["last_heartbeat"], lk["acquired_at"], lk["user"],
+            lk["host"], lk["agent_info"],
+        )
+        for lk in locks
+    ]
+    return session.spark.createDataFrame(rows, _LOCK_COLUMNS)
+
+
+def abort_transactions(session: Session, tree: nodes.AbortTransactions) -> DataFrame:
+    """ABORT TRANSACTIONS 1 2 3: abort the open ones; one row per id says what happened (Hive only logs
+    the ids it could not abort)."""
+    ids = []
+    for literal in tree.expressions:
+        try:
+            ids.append(int(literal.name))
+        except ValueError as exc:
+            raise PlanError(f"Not a transaction id: {literal.sql()}") from exc
+    outcome = session.store.abort_txns(ids)
+    rows = [(txn_id, result) for txn_id, result in outcome.items()]
+    return session.spark.createDataFrame(rows, "txnid bigint, result string")
+
+
+def ddl_lock_components(session: Session, tree: exp.Expression) -> list[LockComponent]:
+    """DROP TABLE / ALTER TABLE lock the table EXCLUSIVE, DROP DATABASE the database (Hive 3.1)."""
+    kind = (tree.args.get("kind") or "").upper()
+    if isinstance(tree, exp.Drop) and kind in ("DATABASE", "SCHEMA"):
+        nodes_ = tree.args.get("tables") or [tree.this]
+        return [LockComponent(n.name.lower(), None, None, EXCLUSIVE) for n in nodes_]
+    nodes_ = (tree.args.get("tables") or [tree.this]) if isinstance(tree, exp.Drop) else [tree.this]
+    comps = []
+    for node in nodes_:
+        if isinstance(node, exp.Table):
+            db, name = table_names(node, session.current_db)
+            comps.append(LockComponent(db, name, None, EXCLUSIVE))
+    return comps or [LockComponent(session.current_db, None, None, EXCLUSIVE)]
+
+
+def _partition_name(table, spec: exp.Partition) -> str:
+    values = {}
+    for item in spec.expressions:
+        if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
+            raise PlanError("Expected partition column = value in SHOW LOCKS ... PARTITION (...)")
+        values[item.this.name.lower()] = item.expression.name
+    keys = [k.name for k in table.partition_keys]
+    if set(values) != set(keys):
+        raise PlanError(f"SHOW LOCKS needs a value for every partition column of {table.qualified_name}: {keys}")
+    return make_partition_name(keys, [values[k] for k in keys])

@@ -1,0 +1,439 @@
+# ruff: noqa: SIM300 - upper-case Hive column attributes look like constants to ruff
+"""The compaction queue (COMPACTION_QUEUE / COMPLETED_COMPACTIONS) and the read leases, on the store.
+
+Hive 3.1's ``CompactionTxnHandler`` life cycle, one short database transaction per step:
+
+``enqueue`` -> state 'i' (initiated) -> ``claim`` by a worker -> 'w' (working) -> ``mark_compacted`` -> 'r'
+(ready for cleaning) -> ``mark_cleaned`` -> row moved to COMPLETED_COMPACTIONS as 's' (succeeded); a failure
+moves it there as 'f' (failed). ``revoke_timed_out`` puts a 'w' row whose worker went silent past
+``hive.compactor.worker.timeout`` back to 'i' (``revokeTimedoutWorkers``).
+
+Hive 3 has no column for "which readers may still need the old files". We keep it in ``CQ_META_INFO`` (a
+small JSON document): ``next_txn_id`` and ``next_lease_id`` as of the moment the compaction's output became
+visible, plus the hidden build directory and the error message. The cleaner may delete once no transaction
+older than ``next_txn_id`` is open and no live read lease older than ``next_lease_id`` is held on the table
+(Hive 4's ``CQ_NEXT_TXN_ID`` rule, extended to reads outside transactions).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from hiveacid_sql.errors import TxnError
+from hiveacid_sql.txn import schema as s
+from hiveacid_sql.txn.db import Db, RetryTxn
+
+INITIATED, WORKING, READY_FOR_CLEANING = "i", "w", "r"
+FAILED, SUCCEEDED, ATTEMPTED = "f", "s", "a"
+MAJOR_TYPE, MINOR_TYPE = "a", "i"
+#: ``TxnHandler.showCompact``'s state texts (Hive 3).
+STATE_NAMES = {
+    INITIATED: "initiated",
+    WORKING: "working",
+    READY_FOR_CLEANING: "ready for cleaning",
+    FAILED: "failed",
+    SUCCEEDED: "succeeded",
+    ATTEMPTED: "attempted",
+}
+TYPE_NAMES = {MAJOR_TYPE: "MAJOR", MINOR_TYPE: "MINOR"}
+TYPE_CODES = {"major": MAJOR_TYPE, "minor": MINOR_TYPE}
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True)
+class CompactionInfo:
+    """One queue or history row, with Hive's codes turned into words where SHOW COMPACTIONS prints them."""
+
+    id: int
+    db: str
+    table: str
+    partition: str | None
+    state: str  # one-letter code
+    type: str  # 'a' major / 'i' minor
+    properties: dict[str, str]
+    worker_id: str | None
+    start: int | None
+    end: int | None
+    run_as: str | None
+    highest_write_id: int | None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        """'major' or 'minor'."""
+        return "major" if self.type == MAJOR_TYPE else "minor"
+
+    @property
+    def state_name(self) -> str:
+        return STATE_NAMES.get(self.state, self.state)
+
+    @property
+    def error(self) -> str | None:
+        return self.meta.get("error")
+
+
+def _meta_bytes(meta: dict[str, Any]) -> bytes:
+    return json.dumps(meta, sort_keys=True).encode("utf-8")
+
+
+def _meta(raw: bytes | None) -> dict[str, Any]:
+    if not raw:
+        return {}
+    try:
+        value = json.loads(bytes(raw).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _info(row: Any, prefix: str) -> CompactionInfo:
+    get = row._mapping
+    return CompactionInfo(
+        id=int(get[f"{prefix}_ID"]),
+        db=get[f"{prefix}_DATABASE"],
+        table=get[f"{prefix}_TABLE"],
+        partition=get[f"{prefix}_PARTITION"],
+        state=get[f"{prefix}_STATE"],
+        type=get[f"{prefix}_TYPE"],
+        properties=json.loads(get[f"{prefix}_TBLPROPERTIES"]) if get[f"{prefix}_TBLPROPERTIES"] else {},
+        worker_id=get[f"{prefix}_WORKER_ID"],
+        start=get[f"{prefix}_START"],
+        end=get.get(f"{prefix}_END"),
+        run_as=get[f"{prefix}_RUN_AS"],
+        highest_write_id=get[f"{prefix}_HIGHEST_WRITE_ID"],
+        meta=_meta(get[f"{prefix}_META_INFO"]),
+    )
+
+
+def _next_counter(conn: Connection, column: sa.Column) -> int:
+    """Read-and-bump a counter row under its row lock, creating it (value 1) in a store that lacks it."""
+    value = conn.execute(sa.select(column).with_for_update()).scalar()
+    if value is None:
+        conn.execute(sa.insert(column.table).values({column.name: 2}))
+        return 1
+    bumped = conn.execute(sa.update(column.table).where(column == value).values({column.name: value + 1}))
+    if bumped.rowcount != 1:
+        raise RetryTxn(f"{column.table.name} changed concurrently")
+    return int(value)
+
+
+def _peek(conn: Connection, column: sa.Column) -> int:
+    value = conn.execute(sa.select(column)).scalar()
+    return int(value) if value is not None else 1
+
+
+class CompactionQueue:
+    """The queue, the history and the cleaner's safety test, over one store's database."""
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self._db = Db(engine)
+
+    # ------------------------------------------------------------------ initiating
+    def enqueue(
+        self,
+        db: str,
+        table: str,
+        partition: str | None,
+        kind: str,
+        *,
+        properties: dict[str, str] | None = None,
+        run_as: str | None = None,
+    ) -> tuple[int, bool]:
+        """Queue a request; returns ``(id, accepted)``. A request for a directory that already has one
+        initiated or working is not queued again: its id comes back with ``accepted`` False (Hive 3.1)."""
+        db, table = db.lower(), table.lower()
+        q = s.COMPACTION_QUEUE.c
+
+        def run(conn: Connection) -> tuple[int, bool]:
+            where = [q.CQ_DATABASE == db, q.CQ_TABLE == table, q.CQ_STATE.in_([INITIATED, WORKING])]
+            where.append(q.CQ_PARTITION.is_(None) if partition is None else q.CQ_PARTITION == partition)
+            existing = conn.execute(sa.select(q.CQ_ID).where(*where).order_by(q.CQ_ID)).scalar()
+            if existing is not None:
+                return int(existing), False
+            cq_id = _next_counter(conn, s.NEXT_COMPACTION_QUEUE_ID.c.NCQ_NEXT)
+            conn.execute(
+                sa.insert(s.COMPACTION_QUEUE).values(
+                    CQ_ID=cq_id,
+                    CQ_DATABASE=db,
+                    CQ_TABLE=table,
+                    CQ_PARTITION=partition,
+                    CQ_STATE=INITIATED,
+                    CQ_TYPE=TYPE_CODES[kind],
+                    CQ_TBLPROPERTIES=json.dumps(properties or {}, sort_keys=True),
+                    CQ_RUN_AS=(run_as or "")[:128] or None,
+                    CQ_META_INFO=_meta_bytes({"enqueue_time": now_ms()}),
+                )
+            )
+            return cq_id, True
+
+        return self._db.run_write(run)
+
+    def record_attempt(self, db: str, table: str, partition: str | None, kind: str, reason: str) -> int:
+        """A request the initiator gave up on before queueing: straight into the history as 'a' (attempted)."""
+
+        def run(conn: Connection) -> int:
+            cq_id = _next_counter(conn, s.NEXT_COMPACTION_QUEUE_ID.c.NCQ_NEXT)
+            t = now_ms()
+            conn.execute(
+                sa.insert(s.COMPLETED_COMPACTIONS).values(
+                    CC_ID=cq_id, CC_DATABASE=db.lower(), CC_TABLE=table.lower(), CC_PARTITION=partition,
+                    CC_STATE=ATTEMPTED, CC_TYPE=TYPE_CODES[kind], CC_START=t, CC_END=t,
+                    CC_META_INFO=_meta_bytes({"error": reason[:1500]}),
+                )
+            )
+            return cq_id
+
+        return self._db.run_write(run)
+
+    # ------------------------------------------------------------------ working
+    def claim(self, worker_id: str, cq_id: int | None = None) -> CompactionInfo | None:
+        """``findNextToCompact``: the oldest initiated request (or request ``cq_id``) whose directory nobody is
+        working on -> 'w'."""
+        q = s.COMPACTION_QUEUE.c
+
+        def run(conn: Connection) -> CompactionInfo | None:
+            rows = conn.execute(
+                sa.select(s.COMPACTION_QUEUE).where(q.CQ_STATE.in_([INITIATED, WORKING])).order_by(q.CQ_ID)
+            ).all()
+            busy = {(r.CQ_DATABASE, r.CQ_TABLE, r.CQ_PARTITION) for r in rows if r.CQ_STATE == WORKING}
+            for r in rows:
+                if r.CQ_STATE != INITIATED or (r.CQ_DATABASE, r.CQ_TABLE, r.CQ_PARTITION) in busy:
+                    continue
+                if cq_id is not None and r.CQ_ID != cq_id:
+                    continue
+                done = conn.execute(
+                    sa.update(s.COMPACTION_QUEUE)
+                    .where(q.CQ_ID == r.CQ_ID, q.CQ_STATE == INITIATED)
+                    .values(CQ_STATE=WORKING, CQ_WORKER_ID=worker_id[:128], CQ_START=now_ms())
+                )
+                if done.rowcount != 1:
+                    raise RetryTxn("compaction claimed concurrently")
+                return _info(conn.execute(sa.select(s.COMPACTION_QUEUE).where(q.CQ_ID == r.CQ_ID)).one(), "CQ")
+            return None
+
+        return self._db.run_write(run)
+
+    def update_meta(self, cq_id: int, **changes: Any) -> None:
+        """Merge ``changes`` into the request's CQ_META_INFO (the worker notes its build directory there)."""
+        q = s.COMPACTION_QUEUE.c
+
+        def run(conn: Connection) -> None:
+            raw = conn.execute(sa.select(q.CQ_META_INFO).where(q.CQ_ID == cq_id).with_for_update()).scalar()
+            meta = _meta(raw)
+            meta.update(changes)
+            conn.execute(sa.update(s.COMPACTION_QUEUE).where(q.CQ_ID == cq_id).values(CQ_META_INFO=_meta_bytes(meta)))
+
+        self._db.run_write(run)
+
+    def mark_compacted(self, cq_id: int, highest_write_id: int, **meta: Any) -> None:
+        """'w' -> 'r': the output is in place. Records which transactions and leases may still need the old files."""
+        q = s.COMPACTION_QUEUE.c
+
+        def run(conn: Connection) -> None:
+            row = conn.execute(sa.select(s.COMPACTION_QUEUE).where(q.CQ_ID == cq_id).with_for_update()).one_or_none()
+            if row is None or row.CQ_STATE != WORKING:
+                raise TxnError(f"Compaction {cq_id} is not working")
+            info = _meta(row.CQ_META_INFO)
+            info.update(meta)
+            info["next_txn_id"] = _peek(conn, s.NEXT_TXN_ID.c.NTXN_NEXT)
+            info["next_lease_id"] = _peek(conn, s.HIVEACID_NEXT_READ_LEASE_ID.c.NRL_NEXT)
+            info["compacted_time"] = now_ms()
+            conn.execute(
+                sa.update(s.COMPACTION_QUEUE)
+                .where(q.CQ_ID == cq_id)
+                .values(CQ_STATE=READY_FOR_CLEANING, CQ_HIGHEST_WRITE_ID=highest_write_id, CQ_META_INFO=_meta_bytes(info))
+            )
+
+        self._db.run_write(run)
+
+    def mark_failed(self, cq_id: int, error: str) -> None:
+        """The request ends as 'f' in the history, with the reason."""
+        self._finish(cq_id, FAILED, error=error[:1500])
+
+    def mark_cleaned(self, cq_id: int) -> None:
+        """The cleaner is done: the request ends as 's' (succeeded) in the history."""
+        self._finish(cq_id, SUCCEEDED)
+
+    def _finish(self, cq_id: int, state: str, **meta: Any) -> None:
+        q = s.COMPACTION_QUEUE.c
+
+        def run(conn: Connection) -> None:
+            row = conn.execute(sa.select(s.COMPACTION_QUEUE).where(q.CQ_ID == cq_id).with_for_update()).one_or_none()
+            if row is None:
+                raise TxnError(f"No such compaction {cq_id}")
+            info = _meta(row.CQ_META_INFO)
+            info.update(meta)
+            values = {f"CC_{k[3:]}": v for k, v in row._mapping.items()}
+            values.update(CC_STATE=state, CC_END=now_ms(), CC_META_INFO=_meta_bytes(info))
+            conn.execute(sa.insert(s.COMPLETED_COMPACTIONS).values(**values))
+            conn.execute(sa.delete(s.COMPACTION_QUEUE).where(q.CQ_ID == cq_id))
+
+        self._db.run_write(run)
+
+    def revoke_timed_out(self, timeout_ms: int) -> list[int]:
+        """'w' requests started more than ``timeout_ms`` ago go back to 'i' (their worker died)."""
+        q = s.COMPACTION_QUEUE.c
+
+        def run(conn: Connection) -> list[int]:
+            limit = now_ms() - timeout_ms
+            ids = [
+                int(i)
+                for i in conn.execute(
+                    sa.select(q.CQ_ID).where(q.CQ_STATE == WORKING, q.CQ_START < limit)
+                ).scalars()
+            ]
+            if ids:
+                conn.execute(
+                    sa.update(s.COMPACTION_QUEUE)
+                    .where(q.CQ_ID.in_(ids), q.CQ_STATE == WORKING)
+                    .values(CQ_STATE=INITIATED, CQ_WORKER_ID=None, CQ_START=None)
+                )
+            return ids
+
+        return self._db.run_write(run)
+
+    # ------------------------------------------------------------------ reading the queue
+    def get(self, cq_id: int) -> CompactionInfo | None:
+        """A request by id, from the queue or the history."""
+        with self._db.read() as conn:
+            row = conn.execute(
+                sa.select(s.COMPACTION_QUEUE).where(s.COMPACTION_QUEUE.c.CQ_ID == cq_id)
+            ).one_or_none()
+            if row is not None:
+                return _info(row, "CQ")
+            row = conn.execute(
+                sa.select(s.COMPLETED_COMPACTIONS).where(s.COMPLETED_COMPACTIONS.c.CC_ID == cq_id)
+            ).one_or_none()
+            return _info(row, "CC") if row is not None else None
+
+    def list(self) -> list[CompactionInfo]:
+        """Queue and history, by id (what SHOW COMPACTIONS prints)."""
+        with self._db.read() as conn:
+            queued = [_info(r, "CQ") for r in conn.execute(sa.select(s.COMPACTION_QUEUE))]
+            done = [_info(r, "CC") for r in conn.execute(sa.select(s.COMPLETED_COMPACTIONS))]
+        return sorted(queued + done, key=lambda c: c.id)
+
+    def in_state(self, *states: str) -> list[CompactionInfo]:
+        """Queue rows in any of ``states``, oldest first."""
+        q = s.COMPACTION_QUEUE.c
+        with self._db.read() as conn:
+            rows = conn.execute(sa.select(s.COMPACTION_QUEUE).where(q.CQ_STATE.in_(states)).order_by(q.CQ_ID)).all()
+        return [_info(r, "CQ") for r in rows]
+
+    def recent_failures(self, db: str, table: str, partition: str | None, limit: int) -> int:
+        """How many of the directory's last ``limit`` finished compactions failed in a row (Hive's
+        ``checkFailedCompactions``: the initiator stops after ``hive.compactor.initiator.failed.compacts.threshold``)."""
+        c = s.COMPLETED_COMPACTIONS.c
+        where = [c.CC_DATABASE == db.lower(), c.CC_TABLE == table.lower()]
+        where.append(c.CC_PARTITION.is_(None) if partition is None else c.CC_PARTITION == partition)
+        with self._db.read() as conn:
+            states = conn.execute(sa.select(c.CC_STATE).where(*where).order_by(c.CC_ID.desc()).limit(limit)).scalars()
+            count = 0
+            for st in states:
+                if st != FAILED:
+                    break
+                count += 1
+        return count
+
+    # ------------------------------------------------------------------ the cleaner's test
+    def readers_done(self, info: CompactionInfo) -> bool:
+        """No open transaction older than the compaction's output and no live read lease on the table taken
+        before it: nobody can still be reading the files the output made obsolete."""
+        next_txn = int(info.meta.get("next_txn_id", 1 << 62))
+        next_lease = int(info.meta.get("next_lease_id", 1 << 62))
+        txns, leases = s.TXNS.c, s.HIVEACID_READ_LEASES.c
+        with self._db.read() as conn:
+            open_txn = conn.execute(
+                sa.select(sa.func.count()).where(txns.TXN_STATE == "o", txns.TXN_ID < next_txn)
+            ).scalar_one()
+            if open_txn:
+                return False
+            live = conn.execute(
+                sa.select(sa.func.count()).where(
+                    leases.RL_DATABASE == info.db,
+                    leases.RL_TABLE == info.table,
+                    leases.RL_ID < next_lease,
+                    leases.RL_EXPIRES > now_ms(),
+                )
+            ).scalar_one()
+        return live == 0
+
+    def aborted_txn_count(self, db: str, table: str) -> int:
+        """Aborted transactions that hold a write id of the table (``tooManyAborts``' count)."""
+        t2w, txns = s.TXN_TO_WRITE_ID.c, s.TXNS.c
+        with self._db.read() as conn:
+            return int(
+                conn.execute(
+                    sa.select(sa.func.count())
+                    .select_from(s.TXN_TO_WRITE_ID.join(s.TXNS, txns.TXN_ID == t2w.T2W_TXNID))
+                    .where(t2w.T2W_DATABASE == db.lower(), t2w.T2W_TABLE == table.lower(), txns.TXN_STATE == "a")
+                ).scalar_one()
+            )
+
+
+class ReadLeases:
+    """Read leases: a snapshot read registers the tables it reads before it lists a single file."""
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self._db = Db(engine)
+
+    def acquire(
+        self,
+        tables: Iterable[tuple[str, str]],
+        *,
+        seconds: float,
+        txn_id: int | None = None,
+        host: str = "",
+        agent: str = "hiveacid-sql",
+    ) -> list[int]:
+        """One lease per table, valid for ``seconds``; returns their ids (to :meth:`release`)."""
+        keys = sorted({(db.lower(), t.lower()) for db, t in tables})
+        if not keys:
+            return []
+
+        def run(conn: Connection) -> list[int]:
+            start = now_ms()
+            ids = []
+            for db, table in keys:
+                lease_id = _next_counter(conn, s.HIVEACID_NEXT_READ_LEASE_ID.c.NRL_NEXT)
+                conn.execute(
+                    sa.insert(s.HIVEACID_READ_LEASES).values(
+                        RL_ID=lease_id, RL_DATABASE=db, RL_TABLE=table, RL_TXNID=txn_id, RL_STARTED=start,
+                        RL_EXPIRES=start + int(seconds * 1000), RL_HOST=host[:128], RL_AGENT_INFO=agent[:128],
+                    )
+                )
+                ids.append(lease_id)
+            return ids
+
+        return self._db.run_write(run)
+
+    def release(self, ids: Iterable[int]) -> None:
+        """End leases (unknown ids are ignored: releasing twice is harmless)."""
+        ids = list(ids)
+        if not ids:
+            return
+
+        def run(conn: Connection) -> None:
+            conn.execute(sa.delete(s.HIVEACID_READ_LEASES).where(s.HIVEACID_READ_LEASES.c.RL_ID.in_(ids)))
+            conn.execute(sa.delete(s.HIVEACID_READ_LEASES).where(s.HIVEACID_READ_LEASES.c.RL_EXPIRES < now_ms()))
+
+        self._db.run_write(run)
+
+    def live(self) -> list[dict[str, Any]]:
+        """Leases not yet expired, by id."""
+        rl = s.HIVEACID_READ_LEASES.c
+        with self._db.read() as conn:
+            rows = conn.execute(
+                sa.select(s.HIVEACID_READ_LEASES).where(rl.RL_EXPIRES > now_ms()).order_by(rl.RL_ID)
+            ).mappings().all()
+        return [dict(r) for r in rows]

@@ -1,0 +1,163 @@
+"""The compaction queue and read leases on the real store backends (SQLite, PostgreSQL, MariaDB), and the
+storage rules of compaction on hand-built directory listings (no Spark)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from hiveacid_sql.acid.compaction import (
+    determine_compaction_type,
+    no_auto_compaction,
+    obsolete_after,
+    plan_compaction,
+)
+from hiveacid_sql.acid.state import DirEntry, FileEntry, TableListing, get_acid_state
+from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.errors import TxnError
+from hiveacid_sql.txn.compactions import CompactionQueue, ReadLeases
+
+
+# ------------------------------------------------------------------------------------------------ queue
+def test_queue_life_cycle_in_hive_states(store):
+    queue = CompactionQueue(store.engine)
+    assert queue.enqueue("Default", "T", None, "minor", properties={"k": "v"}, run_as="me") == (1, True)
+    assert queue.enqueue("default", "t", None, "major") == (1, False)  # already initiated
+    assert queue.enqueue("default", "t", "p=1", "major") == (2, True)  # another directory
+    info = queue.claim("worker-1")
+    assert (info.id, info.state_name, info.kind, info.worker_id, info.properties) == (
+        1, "working", "minor", "worker-1", {"k": "v"})
+    assert info.start is not None
+    assert queue.enqueue("default", "t", None, "major") == (1, False)  # working counts too
+    assert queue.claim("worker-2", cq_id=1) is None
+    queue.update_meta(1, build_dir="_tmp_x")
+    queue.mark_compacted(1, 7)
+    ready = queue.get(1)
+    assert (ready.state_name, ready.highest_write_id, ready.meta["build_dir"]) == ("ready for cleaning", 7, "_tmp_x")
+    assert ready.meta["next_txn_id"] == 1 and ready.meta["next_lease_id"] == 1
+    with pytest.raises(TxnError):
+        queue.mark_compacted(1, 7)  # no longer working
+    queue.mark_cleaned(1)
+    done = queue.get(1)
+    assert (done.state_name, done.highest_write_id) == ("succeeded", 7)
+    assert done.end >= done.start
+    second = queue.claim("worker-2")
+    assert second.id == 2
+    queue.mark_failed(2, "boom")
+    assert [(c.id, c.state_name, c.error) for c in queue.list()] == [(1, "succeeded", None), (2, "failed", "boom")]
+    assert queue.recent_failures("default", "t", "p=1", 2) == 1
+    assert queue.recent_failures("default", "t", None, 2) == 0
+    attempt = queue.record_attempt("default", "t", None, "major", "no")
+    assert queue.get(attempt).state_name == "attempted"
+
+
+def test_timed_out_worker_is_revoked(store):
+    queue = CompactionQueue(store.engine)
+    queue.enqueue("default", "t", None, "major")
+    queue.claim("dead-worker")
+    assert queue.revoke_timed_out(3_600_000) == []
+    time.sleep(0.01)
+    assert queue.revoke_timed_out(0) == [1]
+    again = queue.claim("live-worker")
+    assert (again.id, again.worker_id) == (1, "live-worker")
+
+
+def test_cleaner_waits_for_older_transactions_and_leases(store):
+    queue, leases = CompactionQueue(store.engine), ReadLeases(store.engine)
+    old_txn = store.open_txn("u", "h")
+    old_lease = leases.acquire([("default", "t"), ("default", "other")], seconds=60)
+    other_table = leases.acquire([("default", "u")], seconds=60)
+    queue.enqueue("default", "t", None, "major")
+    queue.claim("w")
+    queue.mark_compacted(1, 3)
+    newer_txn = store.open_txn("u", "h")
+    newer_lease = leases.acquire([("default", "t")], seconds=60)
+    info = queue.get(1)
+    assert not queue.readers_done(info)
+    store.commit_txn(old_txn)
+    assert not queue.readers_done(info)  # the lease taken before the compaction is still live
+    leases.release(old_lease)
+    assert queue.readers_done(info)  # newer readers, and readers of other tables, do not count
+    expired = leases.acquire([("default", "t")], seconds=0)
+    assert [r["RL_ID"] for r in leases.live()] == [*other_table, *newer_lease]
+    leases.release(expired + expired)
+    store.abort_txn(newer_txn)
+
+
+def test_aborted_transactions_are_counted_per_table(store):
+    queue = CompactionQueue(store.engine)
+    for _ in range(3):
+        txn = store.open_txn("u", "h")
+        store.allocate_write_id(txn, "default", "t")
+        store.abort_txn(txn)
+    committed = store.open_txn("u", "h")
+    store.allocate_write_id(committed, "default", "t")
+    store.commit_txn(committed)
+    assert queue.aborted_txn_count("default", "t") == 3
+    assert queue.aborted_txn_count("default", "u") == 0
+
+
+# ------------------------------------------------------------------------------------------------ rules
+def _d(name: str, size: int = 100, compacted: bool = False) -> DirEntry:
+    return DirEntry(name, (FileEntry(f"{name}/bucket_00000", size),), compacted)
+
+
+WALKTHROUGH = TableListing((
+    _d("delta_0000001_0000001_0000"), _d("delta_0000002_0000002_0000"),
+    _d("delete_delta_0000002_0000002_0001"), _d("delta_0000002_0000002_0001"),
+))
+
+
+def test_plan_minor_and_major_names():
+    ids = ValidWriteIdList.all_committed("default.employee", 2)
+    minor = plan_compaction(WALKTHROUGH, ids, "minor")
+    assert (minor.insert_dir, minor.delete_dir, minor.highest_write_id) == (
+        "delta_0000001_0000002", "delete_delta_0000001_0000002", 2)
+    assert minor.input_dirs == (
+        "delta_0000001_0000001_0000", "delta_0000002_0000002_0000", "delete_delta_0000002_0000002_0001",
+        "delta_0000002_0000002_0001")
+    major = plan_compaction(WALKTHROUGH, ids, "major")
+    assert (major.insert_dir, major.delete_dir) == ("base_0000002", None)
+
+
+def test_plan_stops_below_the_lowest_open_write_id():
+    listing = TableListing(tuple(_d(f"delta_{w:07d}_{w:07d}_0000") for w in range(1, 6)))
+    ids = ValidWriteIdList.create("default.t", 5, open_write_ids=[4], aborted_write_ids=[2])
+    minor = plan_compaction(listing, ids, "minor")
+    assert (minor.insert_dir, minor.highest_write_id) == ("delta_0000001_0000003", 3)
+    assert plan_compaction(listing, ids, "major").insert_dir == "base_0000003"
+    one = TableListing((_d("delta_0000001_0000001_0000"),))
+    assert plan_compaction(one, ValidWriteIdList.all_committed("t", 1), "minor") is None
+    assert plan_compaction(TableListing((_d("base_0000001", compacted=True),)), ids, "major") is None
+    with pytest.raises(ValueError):
+        plan_compaction(one, ids, "rebalance")
+
+
+def test_major_of_original_files_and_what_becomes_obsolete():
+    listing = TableListing((_d("delta_0000001_0000001_0000"),), (FileEntry("000000_0", 50),))
+    plan = plan_compaction(listing, ValidWriteIdList.all_committed("t", 1), "major")
+    assert plan.insert_dir == "base_0000001" and [f.path for f in plan.state.originals] == ["000000_0"]
+    after = TableListing(listing.dirs + (_d("base_0000001", compacted=True),), listing.files)
+    assert sorted(obsolete_after(after, 1)) == ["000000_0", "delta_0000001_0000001_0000"]
+    # a reader whose snapshot predates write id 1 cannot use the base: the old files are what it reads
+    with pytest.raises(Exception, match="Not enough history"):
+        get_acid_state(TableListing((_d("base_0000001", compacted=True),)), ValidWriteIdList.create("t", 1, open_write_ids=[1]))
+
+
+def test_initiator_rules():
+    ids = ValidWriteIdList.all_committed("t", 20)
+    many = TableListing(tuple(_d(f"delta_{w:07d}_{w:07d}_0000", 10) for w in range(1, 12)))
+    sizes = {d.name: 10 for d in many.dirs}
+    state = get_acid_state(many, ids)
+    assert determine_compaction_type(state, sizes, 0, {}, {}) == "major"  # 11 > 10 deltas, no base
+    assert determine_compaction_type(state, sizes, 0, {}, {"hive.compactor.delta.num.threshold": "11"}) is None
+    based = TableListing((_d("base_0000001", 1000, True),) + many.dirs[1:])
+    sizes = {d.name: sum(f.size for f in d.files) for d in based.dirs}
+    state = get_acid_state(based, ids)
+    assert determine_compaction_type(state, sizes, 0, {}, {}) is None  # 10 deltas, 100/1000 bytes = 0.1
+    assert determine_compaction_type(state, sizes, 0, {"compactorthreshold.hive.compactor.delta.pct.threshold": "0.05"}, {}) == "major"
+    assert determine_compaction_type(state, sizes, 0, {"COMPACTORTHRESHOLD.hive.compactor.delta.num.threshold": "9"}, {}) == "minor"
+    assert determine_compaction_type(state, sizes, 1001, {}, {}) == "major"
+    assert determine_compaction_type(state, sizes, 1000, {}, {}) is None
+    assert no_auto_compaction({"NO_AUTO_COMPACTION": "TRUE"}) and not no_auto_compaction({"no_auto_compaction": "false"})
