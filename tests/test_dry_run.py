@@ -194,3 +194,36 @@ def test_what_a_dry_run_does_not_take(employee, warehouse):
     # EXPLAIN without ANALYZE is still the plan in words
     lines = [r[0] for r in acid.sql("EXPLAIN UPDATE employee SET salary = 1").collect()]
     assert lines[0].startswith("Statement: UPDATE")
+
+
+def test_explain_names_legs_partitions_and_versions(acid):
+    acid.sql(
+        "CREATE TABLE sales (id int, amount int) PARTITIONED BY (p string) "
+        "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
+    )
+    acid.sql("INSERT INTO sales VALUES (1, 10, 'a'), (2, 20, 'a'), (3, 30, 'b')")
+    acid.sql("UPDATE sales SET amount = 0 WHERE id = 3")  # write id 2
+
+    def explain(statement: str) -> list[str]:
+        return [r[0] for r in acid.sql(f"EXPLAIN {statement}").collect()]
+
+    update = explain("UPDATE sales SET amount = 1 WHERE p = 'a'")
+    assert update[update.index("Legs (statement id: what it writes):") + 1:][:3] == [
+        "  statement 0: delete events of the rows found -> delete_delta_0000003_0000003_0000",
+        "  statement 0: their new versions -> delta_0000003_0000003_0000",
+        "Target partitions: deletes in the partitions read that hold matching rows (p=a); "
+        "new versions stay in their rows' partitions",
+    ]
+    insert = explain("INSERT INTO sales PARTITION (p='z') VALUES (5, 5)")
+    assert insert[-1].endswith("/sales/p=z/delta_0000003_0000003_0000")
+    version = explain("SELECT * FROM sales VERSION AS OF 1 WHERE p = 'b'")
+    assert version[2:] == [
+        "Read default.sales VERSION AS OF 1 at write ids default.sales:1:9223372036854775807::",
+        "  partitions read: 1 of 2 (pruned by p = 'b')",
+        "  [p=b] base: (none)",
+        "  [p=b] insert deltas: delta_0000001_0000001_0000",
+        "  [p=b] delete deltas: (none)",
+        "  files read: 1 data, 0 delete",
+    ]
+    current = explain("SELECT * FROM sales WHERE p = 'b'")
+    assert "  [p=b] delete deltas: delete_delta_0000002_0000002_0000" in current

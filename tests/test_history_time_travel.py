@@ -8,9 +8,11 @@ import shutil
 import pytest
 from acid_files import listing
 
+from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.engine.timetravel import VersionRequest, as_of
 from hiveacid_sql.errors import PlanError, TimeTravelError
 from hiveacid_sql.txn import TxnStore
-from hiveacid_sql.txn.history import ADOPTED, WriteRecord
+from hiveacid_sql.txn.history import ADOPTED, HistoryEntry, WriteRecord
 
 CREATE = (
     "CREATE TABLE employee (id int, name string, salary int) "
@@ -159,8 +161,10 @@ def test_bad_requests(walkthrough):
         acid.sql("SELECT * FROM employee_update VERSION AS OF 1")
     with pytest.raises(PlanError, match="DESCRIBE HISTORY needs a transactional table"):
         acid.sql("DESCRIBE HISTORY employee_update")
-    with pytest.raises(TimeTravelError, match="TIMESTAMP AS OF is not supported"):
+    with pytest.raises(TimeTravelError, match="No version of default.employee at or before '2020-01-01': its first"):
         acid.sql("SELECT * FROM employee TIMESTAMP AS OF '2020-01-01'")
+    with pytest.raises(TimeTravelError, match="TIMESTAMP AS OF needs a timestamp such as"):
+        acid.sql("SELECT * FROM employee TIMESTAMP AS OF 'yesterday'")
     with pytest.raises(TimeTravelError, match="needs a write id"):
         acid.sql("SELECT * FROM employee VERSION AS OF 'x'")
     with pytest.raises(PlanError, match="Table not found 'default.nope'"):
@@ -190,14 +194,14 @@ def test_store_history_round_trip(store: TxnStore) -> None:
     t1 = store.open_txn("alice", "h")
     w1 = store.allocate_write_id(t1, "default", "t")
     store.add_components(t1, "default", "t", w1, "i")
-    store.commit_txn(t1, [WriteRecord("default", "t", w1, "INSERT", "INSERT INTO t VALUES (1)", "alice", 1, 0, 0)])
+    store.commit_txn(t1, history=[WriteRecord("default", "t", w1, "INSERT", "INSERT INTO t VALUES (1)", "alice", 1, 0, 0)])
     t2 = store.open_txn("bob", "h")
     w2 = store.allocate_write_id(t2, "default", "t")
     store.abort_txn(t2)
     t3 = store.open_txn("bob", "h")
     w3 = store.allocate_write_id(t3, "default", "t")
     long_text = "UPDATE t SET c = 1 -- " + "é" * 200_000
-    store.commit_txn(t3, [WriteRecord("default", "t", w3, "UPDATE; DELETE", long_text, "bob", 0, 2, 1)])
+    store.commit_txn(t3, history=[WriteRecord("default", "t", w3, "UPDATE; DELETE", long_text, "bob", 0, 2, 1)])
     got = store.table_history("default", "t")
     assert [(e.write_id, e.txn_id, e.user, e.operation, e.rows_inserted, e.rows_updated, e.rows_deleted) for e in got] == [
         (w3, t3, "bob", "UPDATE; DELETE", 0, 2, 1),
@@ -213,3 +217,33 @@ def test_store_history_round_trip(store: TxnStore) -> None:
     assert [(e.write_id, e.txn_id, e.operation, e.statement) for e in store.table_history("default", "u")] == [
         (3, None, ADOPTED, None), (2, None, ADOPTED, None), (1, None, ADOPTED, None),
     ]
+
+
+def test_timestamp_as_of_reads_what_was_committed_then(walkthrough):
+    acid = walkthrough
+    times = {r.write_id: r.commit_time for r in acid.sql("DESCRIBE HISTORY employee").collect()}
+    for write_id, expected in ((1, STEP_1), (2, STEP_2), (3, STEP_3)):
+        stamp = times[write_id].strftime("%Y-%m-%d %H:%M:%S.%f")
+        assert rows(acid, f"SELECT * FROM employee TIMESTAMP AS OF '{stamp}' ORDER BY id") == expected
+    assert rows(acid, "SELECT count(*) FROM employee FOR SYSTEM_TIME AS OF '2999-01-01 00:00:00'") == [(4,)]
+
+
+def _entry(write_id: int, ms: int) -> HistoryEntry:
+    return HistoryEntry(write_id, write_id + 10, ms, "u", "INSERT", None, 1, 0, 0)
+
+
+def test_as_of_leaves_out_lower_write_ids_that_committed_later():
+    # write ids 1..5: 2 committed after 3 (a longer transaction), 4 aborted, 5 still open
+    now = ValidWriteIdList("d.t", 5, (4, 5), frozenset({4}), 5)
+    history = [_entry(1, 100), _entry(2, 400), _entry(3, 300)]
+    at3 = as_of(now, VersionRequest("VERSION", 3), "d.t", history)
+    assert (at3.high_watermark, at3.exceptions, at3.min_open_write_id) == (3, (2,), 2)
+    assert not at3.is_write_id_valid(2) and at3.is_write_id_valid(1) and at3.is_write_id_valid(3)
+    at4 = as_of(now, 4, "d.t", history)  # the aborted write id: everything committed by then
+    assert (at4.exceptions, at4.aborted) == ((4,), frozenset({4}))
+    by_time = as_of(now, VersionRequest("TIMESTAMP", 350), "d.t", history)
+    assert (by_time.high_watermark, by_time.exceptions) == (3, (2,))
+    assert as_of(now, VersionRequest("TIMESTAMP", 400), "d.t", history).exceptions == ()
+    assert as_of(now, 3, "d.t", []).exceptions == ()  # no history: write ids count as committed in order
+    with pytest.raises(TimeTravelError, match="Version 6 of d.t does not exist: the latest write id is 5"):
+        as_of(now, 6, "d.t", history)

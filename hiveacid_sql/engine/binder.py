@@ -23,7 +23,13 @@ from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.engine.plain import read_plain
-from hiveacid_sql.engine.timetravel import PartitionWriteIds, requested_version, version_files
+from hiveacid_sql.engine.timetravel import (
+    HistoryOf,
+    PartitionWriteIds,
+    VersionRequest,
+    requested_version,
+    version_files,
+)
 from hiveacid_sql.errors import ExecutionError, HiveAcidError, PlanError
 from hiveacid_sql.exec.pruning import prune_partitions, pruned_buckets
 from hiveacid_sql.exec.scan import ScanFiles, scan_table, snapshot_files, user_columns, with_row_id
@@ -123,34 +129,39 @@ class Binder:
         current_db: str,
         partitions_of: PartitionLister,
         partition_write_ids: PartitionWriteIds | None = None,
+        history_of: HistoryOf | None = None,
     ) -> None:
         self.spark = spark
         self.snapshot = snapshot
         self.current_db = current_db
         self.partitions_of = partitions_of
         self.partition_write_ids = partition_write_ids  # for VERSION AS OF: which partitions came later
+        self.history_of = history_of  # for VERSION / TIMESTAMP AS OF: commit times of the write ids
         self.files: dict[str, ScanFiles] = {}  # qualified name (@version) -> what was read (EXPLAIN, tests)
         # (qualified name, is DML target, VERSION AS OF or None) -> view name
         self._views: dict[tuple[str, bool, int | None], str] = {}
         self._token = uuid.uuid4().hex[:8]
 
-    def _version_files(self, table: TableDef, version: int, pruning: TablePruning | None) -> tuple[Snapshot, ScanFiles]:
+    def _version_files(
+        self, table: TableDef, version: VersionRequest, pruning: TablePruning | None
+    ) -> tuple[Snapshot, ScanFiles]:
         """A snapshot whose list for ``table`` is the one of ``version``, and the files that version reads."""
         created = self.partition_write_ids(table.db, table.name) if self.partition_write_ids and table.is_partitioned else {}
         partitions = self.partitions_of(table.db, table.name) if table.is_partitioned else []
         ids, files = version_files(
-            self.spark, table, write_id_list(self.snapshot, table), version, partitions, created, pruning
+            self.spark, table, write_id_list(self.snapshot, table), version, partitions, created, pruning,
+            self.history_of(table.db, table.name) if self.history_of else (),
         )
         return dataclasses.replace(self.snapshot, tables={**self.snapshot.tables, table.qualified_name: ids}), files
 
     def _register(
-        self, table: TableDef, pruning: TablePruning | None, *, row_id: bool, internal: bool, version: int | None = None
+        self, table: TableDef, pruning: TablePruning | None, *, row_id: bool, internal: bool, version: VersionRequest | None = None
     ) -> str:
         key = (table.qualified_name, internal, version)
         if key in self._views:
             return self._views[key]
         if version is not None and not table.is_transactional:
-            raise PlanError(f"VERSION AS OF needs a transactional table; {table.qualified_name} is not one")
+            raise PlanError(f"{version.kind} AS OF needs a transactional table; {table.qualified_name} is not one")
         if table.is_transactional:
             if version is None:
                 snapshot = self.snapshot
@@ -231,9 +242,10 @@ def bound(
     current_db: str,
     partitions_of: PartitionLister,
     partition_write_ids: PartitionWriteIds | None = None,
+    history_of: HistoryOf | None = None,
 ) -> Iterator[Binder]:
     """A binder whose views are dropped when the block ends."""
-    binder = Binder(spark, snapshot, current_db, partitions_of, partition_write_ids)
+    binder = Binder(spark, snapshot, current_db, partitions_of, partition_write_ids, history_of)
     try:
         yield binder
     finally:

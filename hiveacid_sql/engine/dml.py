@@ -153,7 +153,8 @@ class DmlRunner:
             return self._truncate(plan, txn, sink, fs, stmt), write_id
         session = self.session
         with bound(
-            session.spark, snapshot, session.current_db, session.catalog.list_partitions, session.catalog.partition_write_ids
+            session.spark, snapshot, session.current_db, session.catalog.list_partitions,
+            session.catalog.partition_write_ids, session.store.table_history,
         ) as binder:
             if isinstance(plan, InsertPlan):
                 rows = shape_rows(binder.run(plan.source, plan.reads), target, plan.column_order, plan.static_partitions)
@@ -255,7 +256,7 @@ class DmlRunner:
         try:
             with bound(
                 session.spark, snapshot, session.current_db, session.catalog.list_partitions,
-                session.catalog.partition_write_ids,
+                session.catalog.partition_write_ids, session.store.table_history,
             ) as binder:
                 rows = shape_rows(binder.run(plan.source, plan.reads), plan.target, plan.column_order, ())
                 rows = rows.cache()

@@ -142,7 +142,7 @@ def dry_run_frame(session: Session, plan: DmlPlan, snapshot: Snapshot) -> DataFr
     target = plan.target
     with bound(
         session.spark, snapshot, session.current_db, session.catalog.list_partitions,
-        session.catalog.partition_write_ids,
+        session.catalog.partition_write_ids, session.store.table_history,
     ) as binder, hive_value_semantics(session.spark):
         if isinstance(plan, InsertPlan):
             return _insert(session, binder, plan)

@@ -54,6 +54,8 @@ def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str
             continue
         if table.qualified_name not in {t.qualified_name for t in reads.tables}:
             continue  # an INSERT target: nothing of it is read
+        if table.qualified_name not in _current_refs(session, plan):
+            continue  # read only as of a version: see the VERSION AS OF lines
         ids = write_id_list(snapshot, table)
         is_target = target is not None and table.qualified_name == target.qualified_name
         pruning = reads.target_pruning if is_target and reads.target_pruning else reads.pruning.get(table.qualified_name)
@@ -61,6 +63,7 @@ def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str
         lines.append(f"Read {table.qualified_name} at write ids {ids.to_string()}")
         lines.append(f"  location: {table.location}")
         lines += _read_lines(session, table, files, pruning)
+    lines += _version_lines(session, plan, snapshot)
     if isinstance(plan, UpdatePlan | DeletePlan):
         lines.append("Find rows: " + plan.source.sql(dialect="hiveacid"))
     if isinstance(plan, MergePlan):
@@ -70,30 +73,131 @@ def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str
         own = txn.written_write_id(target) if txn is not None else None
         next_id = own if own is not None else write_id_list(snapshot, target).high_watermark + 1
         first = txn.next_statement_id if txn is not None else 0
-        if isinstance(plan, MergePlan):
-            writes = []
-            for c in sorted(plan.clauses, key=lambda c: c.statement_offset):
-                stmt = first + c.statement_offset
-                if c.action in ("update", "delete"):
-                    writes.append(delete_delta_dir_name(next_id, next_id, stmt))
-                if c.action in ("update", "insert"):
-                    writes.append(delta_dir_name(next_id, next_id, stmt))
-        elif isinstance(plan, TruncatePlan) or (isinstance(plan, InsertPlan) and plan.overwrite):
-            writes = [base_dir_name(next_id)]
-        elif isinstance(plan, InsertPlan):
-            writes = [delta_dir_name(next_id, next_id, first)]
-        elif isinstance(plan, UpdatePlan):
-            writes = [delete_delta_dir_name(next_id, next_id, first), delta_dir_name(next_id, next_id, first)]
-        else:
-            writes = [delete_delta_dir_name(next_id, next_id, first)]
-        lines.append(f"Write {target.qualified_name} as write id {next_id} (if no other writer takes it first):")
+        legs = _legs(plan, next_id, first)
+        writes = [name for _stmt, _what, name in legs]
+        lines.append("Legs (statement id: what it writes):")
+        lines += [f"  statement {stmt}: {what} -> {name}" for stmt, what, name in legs]
         part = "<partition>/" if target.is_partitioned else ""
+        static = _static_partition(session, plan)
+        if static is not None:
+            part = f"{static}/"
+        elif target.is_partitioned:
+            lines.append("Target partitions: " + _target_partitions(session, plan, reads))
+        lines.append(f"Write {target.qualified_name} as write id {next_id} (if no other writer takes it first):")
         lines += [f"  {target.location.rstrip('/')}/{part}{w}" for w in writes]
     elif target is not None:
         lines.append(f"Write plain table {target.qualified_name} at {target.location}")
     if extended and isinstance(plan, QueryPlan):
         with bound(session.spark, snapshot, session.current_db, session.catalog.list_partitions) as binder:
             lines.append("Spark SQL: " + binder.render(plan.query, plan.reads))
+    return lines
+
+
+def _legs(plan, next_id: int, first: int = 0) -> list[tuple[int, str, str]]:
+    """(statement id, what the leg writes, directory) of each leg, in statement-id order; ``first``: the first
+    statement id (inside an open multi-statement transaction the ids continue from the earlier statements')."""
+    w = next_id
+    if isinstance(plan, MergePlan):
+        legs = []
+        for c in sorted(plan.clauses, key=lambda c: c.statement_offset):
+            stmt = first + c.statement_offset
+            if c.action in ("update", "delete"):
+                what = "delete events of the rows it " + ("updates" if c.action == "update" else "deletes")
+                legs.append((stmt, f"clause {c.index}, {what}", delete_delta_dir_name(w, w, stmt)))
+            if c.action in ("update", "insert"):
+                what = "new versions of the rows it updates" if c.action == "update" else "the rows it inserts"
+                legs.append((stmt, f"clause {c.index}, {what}", delta_dir_name(w, w, stmt)))
+        return legs
+    if isinstance(plan, TruncatePlan):
+        return [(first, "an empty base hiding every older row", base_dir_name(w))]
+    if isinstance(plan, InsertPlan) and plan.overwrite:
+        return [(first, "the new rows, as a base hiding the older ones", base_dir_name(w))]
+    if isinstance(plan, InsertPlan):
+        return [(first, "the new rows", delta_dir_name(w, w, first))]
+    if isinstance(plan, UpdatePlan):
+        return [
+            (first, "delete events of the rows found", delete_delta_dir_name(w, w, first)),
+            (first, "their new versions", delta_dir_name(w, w, first)),
+        ]
+    return [(first, "delete events of the rows found", delete_delta_dir_name(w, w, first))]
+
+
+def _static_partition(session: Session, plan) -> str | None:
+    """The one partition an INSERT with every partition value constant writes into."""
+    if isinstance(plan, InsertPlan) and plan.target.is_partitioned and (
+        len(plan.static_partitions) == len(plan.target.partition_keys)
+    ):
+        return session._dml._static_part_dir(plan)  # noqa: SLF001 - the runner's own rule
+    return None
+
+
+def _target_partitions(session: Session, plan, reads: BoundTables) -> str:
+    """Where a partitioned target's legs go, in words."""
+    if isinstance(plan, InsertPlan | TruncatePlan):
+        if isinstance(plan, TruncatePlan):
+            names = [p.name for p in session.catalog.list_partitions(plan.target.db, plan.target.name)]
+            return ", ".join(names) or "(none)"
+        return "the partitions of the rows' partition values"
+    read = reads.target_pruning
+    parts = [p.name for p in session.catalog.list_partitions(plan.target.db, plan.target.name)]
+    if read is not None and read.partition_filter is not None:
+        from hiveacid_sql.exec.pruning import prune_partitions
+
+        parts = prune_partitions(
+            session.spark, plan.target, session.catalog.list_partitions(plan.target.db, plan.target.name),
+            read.partition_filter,
+        )
+    moves = bool(getattr(plan, "moves_partitions", False))
+    where = ", ".join(parts) or "(none)"
+    text = f"deletes in the partitions read that hold matching rows ({where})"
+    if isinstance(plan, DeletePlan):
+        return text
+    if isinstance(plan, MergePlan) and any(c.action == "insert" for c in plan.clauses):
+        text += "; inserted rows go to the partitions of their values"
+    if moves:
+        text += "; rows whose partition columns change go to their new partitions"
+    elif isinstance(plan, UpdatePlan):
+        text += "; new versions stay in their rows' partitions"
+    return text
+
+
+def _current_refs(session: Session, plan) -> set[str]:
+    """Qualified names of the tables the plan reads at the current snapshot (not only ``VERSION AS OF``)."""
+    tree = getattr(plan, "query", None) or getattr(plan, "source", None)
+    if tree is None:
+        return {t.qualified_name for t in _reads(plan).tables}
+    from hiveacid_sql.plan.planner import catalog_tables, table_names
+
+    return {".".join(table_names(n, session.current_db)) for n in catalog_tables(tree) if n.args.get("version") is None}
+
+
+def _version_lines(session: Session, plan, snapshot) -> list[str]:
+    """What each ``VERSION AS OF`` reference reads: the version's write ids and directories."""
+    tree = getattr(plan, "query", None) or getattr(plan, "source", None)
+    if tree is None:
+        return []
+    from hiveacid_sql.engine.timetravel import requested_version, version_files
+    from hiveacid_sql.plan.planner import catalog_tables, table_names
+
+    by_name = {t.qualified_name: t for t in _reads(plan).tables}
+    lines: list[str] = []
+    seen = set()
+    for node in catalog_tables(tree):
+        version = requested_version(node)
+        db, name = table_names(node, session.current_db)
+        table = by_name.get(f"{db}.{name}")
+        if version is None or table is None or not table.is_transactional or (table.qualified_name, version) in seen:
+            continue
+        seen.add((table.qualified_name, version))
+        pruning = _reads(plan).pruning.get(table.qualified_name)
+        created = session.catalog.partition_write_ids(table.db, table.name) if table.is_partitioned else {}
+        partitions = session.catalog.list_partitions(table.db, table.name) if table.is_partitioned else []
+        ids, files = version_files(
+            session.spark, table, write_id_list(snapshot, table), version, partitions, created, pruning,
+            session.store.table_history(table.db, table.name),
+        )
+        lines.append(f"Read {table.qualified_name} {version} at write ids {ids.to_string()}")
+        lines += _read_lines(session, table, files, pruning)
     return lines
 
 

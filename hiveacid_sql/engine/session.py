@@ -296,12 +296,7 @@ class Session:
         reads = getattr(plan, "reads", None)
         tables = {t.qualified_name: t for t in (reads.tables if reads else ())}
         tables[plan.target.qualified_name] = plan.target
-        snapshot = (
-            self._txn.snapshot(tables.values())
-            if self._txn
-            else self.store.snapshot(sorted({(t.db, t.name) for t in tables.values()}))
-        )
-        return dry_run_frame(self, plan, snapshot)
+        return dry_run_frame(self, plan, self.snapshot_for(list(tables.values())))
 
     def _explain(self, st: Statement) -> DataFrame:
         kind = st.tree.args.get("kind")
@@ -332,14 +327,16 @@ class Session:
         if self._txn is None:  # auto-commit reads take no locks: a snapshot of files needs none
             snapshot = self.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
             with bound(
-                self.spark, snapshot, self.current_db, self.catalog.list_partitions, self.catalog.partition_write_ids
+                self.spark, snapshot, self.current_db, self.catalog.list_partitions,
+                self.catalog.partition_write_ids, self.store.table_history,
             ) as binder:
                 return binder.run(plan.query, plan.reads)
         with self.transaction() as txn:
             self.lock_statement(txn, plan)
             snapshot = txn.snapshot(plan.reads.tables)
             with bound(
-                self.spark, snapshot, self.current_db, self.catalog.list_partitions, self.catalog.partition_write_ids
+                self.spark, snapshot, self.current_db, self.catalog.list_partitions,
+                self.catalog.partition_write_ids, self.store.table_history,
             ) as binder:
                 return binder.run(plan.query, plan.reads)
 

@@ -1,10 +1,10 @@
 """Time travel: ``FROM t VERSION AS OF <write id>`` (Delta) / ``FOR SYSTEM_VERSION AS OF <write id>`` (Hive 4).
 
-Version N of a table is what a reader sees with the write-id high-water mark at N: every write id <= N
-that is committed now, minus the open and aborted ones (they stay exceptions, as in the current snapshot).
-Write ids are handed out in order, so this is the table as it stood when write id N committed, except
-that a transaction holding a lower write id which committed *after* N counts as part of version N
-(the store has one write id order, not one commit order per table).
+Version N of a table is the table as it stood when write id N committed: the write-id high-water mark at
+N, today's open and aborted write ids as exceptions (as in the current snapshot), and also every lower
+write id that committed *after* N (a longer transaction), known from the commit times of the write
+history. ``TIMESTAMP AS OF 'ts'`` (``FOR SYSTEM_TIME AS OF``) is the same picture at a time: the latest
+write id committed at or before ``ts``, without the lower ones committed later.
 
 Files: the reader of version N needs, in each partition, the deltas of every write id <= N, or a base no
 newer than N. A ``base_M`` with M > N (INSERT OVERWRITE, TRUNCATE, major compaction) makes the older
@@ -16,7 +16,9 @@ filtered row by row), so versions inside a compacted delta range stay readable.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import datetime as dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from pyspark.sql import SparkSession
 from sqlglot import exp
@@ -29,39 +31,83 @@ from hiveacid_sql.exec.pruning import prune_partitions, pruned_buckets
 from hiveacid_sql.exec.scan import ScanFiles, join_path, snapshot_files
 from hiveacid_sql.plan.pruning import TablePruning
 from hiveacid_sql.txn import PartitionDef, TableDef
+from hiveacid_sql.txn.history import HistoryEntry
 
 PartitionWriteIds = Callable[[str, str], dict[str, "int | None"]]
+HistoryOf = Callable[[str, str], list[HistoryEntry]]
 
 
-def requested_version(node: exp.Table) -> int | None:
-    """The write id a table reference asks for (``VERSION AS OF 3``), or None for the current version."""
+@dataclass(frozen=True)
+class VersionRequest:
+    """``VERSION AS OF <write id>`` (``value`` the write id) or ``TIMESTAMP AS OF '<ts>'`` (``value`` epoch ms)."""
+
+    kind: str  # "VERSION" | "TIMESTAMP"
+    value: int
+    text: str = field(compare=False, default="")
+
+    def __str__(self) -> str:
+        return f"{self.kind} AS OF {self.text or self.value}"
+
+
+def _epoch_ms(text: str, name: str) -> int:
+    try:
+        stamp = dt.datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise TimeTravelError(f"TIMESTAMP AS OF needs a timestamp such as '2026-01-31 12:00:00' for {name}, not '{text}'") from None
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=dt.timezone.utc)
+    return int(stamp.timestamp() * 1000)
+
+
+def requested_version(node: exp.Table) -> VersionRequest | None:
+    """What a table reference asks for (``VERSION AS OF 3``, ``TIMESTAMP AS OF '...'``), None for today."""
     version = node.args.get("version")
     if version is None:
         return None
     what = str(version.this).upper()
     value = version.expression
     name = f"{node.db + '.' if node.db else ''}{node.name}"
-    if what != "VERSION":
-        raise TimeTravelError(
-            f"{what} AS OF is not supported for {name}: use VERSION AS OF <write id> (DESCRIBE HISTORY lists them)"
-        )
     if str(version.args.get("kind", "AS OF")).upper() != "AS OF":
-        raise TimeTravelError(f"Only VERSION AS OF <write id> is supported for {name}")
+        raise TimeTravelError(f"Only VERSION AS OF <write id> and TIMESTAMP AS OF '<timestamp>' are supported for {name}")
+    if what == "TIMESTAMP":
+        if not (isinstance(value, exp.Literal) and value.is_string):
+            given = value.sql(dialect="hive") if value is not None else "nothing"
+            raise TimeTravelError(f"TIMESTAMP AS OF needs a timestamp string for {name}, not {given}")
+        return VersionRequest("TIMESTAMP", _epoch_ms(value.name, name), f"'{value.name}'")
     if not (isinstance(value, exp.Literal) and not value.is_string and value.name.isdigit()):
         given = value.sql(dialect="hive") if value is not None else "nothing"
         raise TimeTravelError(f"VERSION AS OF needs a write id (a non-negative integer) for {name}, not {given}")
-    text = value.name
-    return int(text)
+    return VersionRequest("VERSION", int(value.name))
 
 
-def as_of(ids: ValidWriteIdList, version: int, table: str) -> ValidWriteIdList:
-    """The table's write-id list at ``version``: high-water mark ``version``, today's open and aborted write ids
-    at or below it still exceptions."""
-    if version > ids.high_watermark:
-        raise TimeTravelError(
-            f"Version {version} of {table} does not exist: the latest write id is {ids.high_watermark}"
-        )
-    exceptions = tuple(w for w in ids.exceptions if w <= version)
+def as_of(
+    ids: ValidWriteIdList, request: VersionRequest | int, table: str, history: Sequence[HistoryEntry] = ()
+) -> ValidWriteIdList:
+    """The table's write-id list at a version: high-water mark its write id; today's open and aborted write ids
+    at or below it stay exceptions, and so do lower write ids that committed after it (``history``: commit
+    times; write ids without a history row count as committed before)."""
+    if isinstance(request, int):
+        request = VersionRequest("VERSION", request)
+    committed = {e.write_id: e.commit_time_ms for e in history if e.txn_id is not None}
+    if request.kind == "TIMESTAMP":
+        before = [w for w, t in committed.items() if t <= request.value]
+        if not before:
+            first = min(committed.values(), default=None)
+            when = (
+                f"its first commit is at {dt.datetime.fromtimestamp(first / 1000, dt.timezone.utc):%Y-%m-%d %H:%M:%S.%f}"[:-3]
+                if first is not None else "it has no commit in its history"
+            )
+            raise TimeTravelError(f"No version of {table} at or before {request.text}: {when} (UTC)")
+        version, cutoff = max(before), request.value
+    else:
+        version = request.value
+        if version > ids.high_watermark:
+            raise TimeTravelError(
+                f"Version {version} of {table} does not exist: the latest write id is {ids.high_watermark}"
+            )
+        cutoff = committed.get(version)
+    later = {w for w, t in committed.items() if w < version and cutoff is not None and t > cutoff}
+    exceptions = tuple(sorted({w for w in ids.exceptions if w <= version} | later))
     aborted = frozenset(w for w in ids.aborted if w <= version)
     min_open = next((w for w in exceptions if w not in aborted), None)
     return ValidWriteIdList(ids.table_name, version, exceptions, aborted, min_open)
@@ -93,14 +139,17 @@ def version_files(
     spark: SparkSession,
     table: TableDef,
     current: ValidWriteIdList,
-    version: int,
+    request: VersionRequest | int,
     partitions: list[PartitionDef],
     created: dict[str, int | None],
     pruning: TablePruning | None = None,
+    history: Sequence[HistoryEntry] = (),
 ) -> tuple[ValidWriteIdList, ScanFiles]:
-    """The write-id list and files of ``table`` at ``version`` (``current``: today's list; ``created``:
-    partition -> the write id that created it). Raises :class:`TimeTravelError` when the version is gone."""
-    ids = as_of(current, version, table.qualified_name)
+    """The write-id list and files of ``table`` at a version (``current``: today's list; ``created``:
+    partition -> the write id that created it; ``history``: the table's commit times). Raises
+    :class:`TimeTravelError` when the version does not exist or its files are gone."""
+    ids = as_of(current, request, table.qualified_name, history)
+    version = ids.high_watermark
     pruning = pruning or TablePruning()
     fs, path = filesystem_for(table.location)
     part_dirs = prune_partitions(spark, table, partitions, pruning.partition_filter) if table.is_partitioned else [""]
