@@ -125,7 +125,10 @@ class Transaction:
         finally:
             self.state = "aborted"
         for writes in self._writes.values():
-            _remove_directories(writes)
+            # Best effort: the abort is recorded, so whatever stays is never read. A failure here (the table
+            # directory gone, a file where it was, a read-only disk) must not hide the error that caused the abort.
+            with contextlib.suppress(OSError):
+                _remove_directories(writes)
 
     def _check_open(self) -> None:
         if self.state != "open":
