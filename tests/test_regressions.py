@@ -34,3 +34,11 @@ def test_dot_table_name_cannot_own_the_warehouse(acid, warehouse):
             acid.sql(f"CREATE TABLE `{name}` (id int) {ACID}")
     assert acid.catalog.list_tables("default") == []
     assert warehouse.is_dir()
+
+
+def test_set_with_an_empty_value(acid):
+    """``SET k =`` raised sqlglot's ValueError instead of setting k to '' (Hive allows it). Found by fuzzing."""
+    acid.sql("SET hive.some.key =")
+    assert [tuple(r) for r in acid.sql("SET hive.some.key").collect()] == [("hive.some.key=",)]
+    acid.sql("SET hive.some.key = x")
+    assert [tuple(r) for r in acid.sql("SET hive.some.key").collect()] == [("hive.some.key=x",)]
