@@ -8,6 +8,7 @@ can never go from true back to false. Messages copy Hive's so users can search f
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from collections.abc import Iterable
 
@@ -93,11 +94,25 @@ def check_new_columns(td: TableDef, existing: Iterable[str], new: Iterable[Colum
         seen.add(col.name)
 
 
+_OBJECT_NAME = re.compile(r"[A-Za-z0-9_]+")
+
+
+def check_object_name(name: str, kind: str) -> None:
+    """Hive's ``MetaStoreUtils.validateName``: database and table names are letters, digits and ``_``.
+
+    The name becomes a directory under the warehouse, so this rule is also what keeps ``../x``, ``/abs``,
+    ``.`` or ``a/b`` from placing (and later dropping) data outside it.
+    """
+    if not _OBJECT_NAME.fullmatch(name):
+        raise CatalogError(f"{name!r} is not a valid {kind} name: use letters, digits and _ only")
+
+
 def normalize_new_table(td: TableDef, *, now: int | None = None) -> TableDef:
     """The definition to store for CREATE TABLE, or CatalogError if Hive would refuse it."""
     db, name = td.db.strip().lower(), td.name.strip().lower()
     if not db or not name:
         raise CatalogError("Database and table names must not be empty")
+    check_object_name(name, "table")
     storage_format = td.storage_format.lower()
     table_type = td.table_type.upper()
     td = dataclasses.replace(td, db=db, name=name)
