@@ -493,3 +493,26 @@ def test_compactor_command_runs_one_round(acid, spark, warehouse, capsys):
     assert "compactor: initiated [1] worked [1] cleaned [1]" in capsys.readouterr().out
     assert _dirs(warehouse / "employee") == ["base_0000002"]
     assert _with_ids(acid) == WALKTHROUGH_ROWS
+
+
+def test_read_leases_of_queries_and_statements(acid, spark, warehouse):
+    import hiveacid_sql
+    from hiveacid_sql.txn.compactions import ReadLeases
+
+    acid.sql(f"CREATE TABLE t (id int) {ACID}")
+    acid.sql("INSERT INTO t VALUES (1), (2)")
+    acid.sql("CREATE TABLE plain (id int)")
+    leases = ReadLeases(acid.store.engine)
+    assert leases.live() == []
+    acid.sql("INSERT INTO plain SELECT id FROM t")  # held while the statement ran, released after
+    assert leases.live() == []
+    acid.sql("SET hiveacid.read.lease.seconds=120")
+    frame = acid.sql("SELECT * FROM t JOIN plain USING (id)")  # a lease on the ACID table only
+    live = leases.live()
+    assert [(r["RL_DATABASE"], r["RL_TABLE"]) for r in live] == [("default", "t")]
+    assert 119_000 <= live[0]["RL_EXPIRES"] - live[0]["RL_STARTED"] <= 120_000
+    assert sorted(r[0] for r in frame.collect()) == [1, 2]
+    other = hiveacid_sql.connect(spark=spark, warehouse=warehouse)
+    acid.close()  # closing the session ends its leases
+    assert ReadLeases(other.store.engine).live() == []
+    other.close()
