@@ -129,6 +129,11 @@ class Compactor:
                 from hiveacid_sql.exec.compact import publish
 
                 publish(fs, root, f"{root}/{pending}", info.meta["outputs"])
+            elif pending:
+                # An earlier attempt died while building: nothing of it is visible; drop what it wrote.
+                from hiveacid_sql.exec.compact import remove_build_dir
+
+                remove_build_dir(fs, f"{root}/{pending}")
             write_ids = self.store.snapshot([(table.db, table.name)]).write_ids(table.db, table.name).for_compactor()
             plan = plan_compaction(list_acid_dir(fs, root), write_ids, info.kind)
             if plan is None:
