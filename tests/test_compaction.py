@@ -493,3 +493,49 @@ def test_compactor_command_runs_one_round(acid, spark, warehouse, capsys):
     assert "compactor: initiated [1] worked [1] cleaned [1]" in capsys.readouterr().out
     assert _dirs(warehouse / "employee") == ["base_0000002"]
     assert _with_ids(acid) == WALKTHROUGH_ROWS
+
+
+def test_read_leases_of_queries_and_statements(acid, spark, warehouse):
+    import hiveacid_sql
+    from hiveacid_sql.txn.compactions import ReadLeases
+
+    acid.sql(f"CREATE TABLE t (id int) {ACID}")
+    acid.sql("INSERT INTO t VALUES (1), (2)")
+    acid.sql("CREATE TABLE plain (id int)")
+    leases = ReadLeases(acid.store.engine)
+    assert leases.live() == []
+    acid.sql("INSERT INTO plain SELECT id FROM t")  # held while the statement ran, released after
+    assert leases.live() == []
+    acid.sql("SET hiveacid.read.lease.seconds=120")
+    frame = acid.sql("SELECT * FROM t JOIN plain USING (id)")  # a lease on the ACID table only
+    live = leases.live()
+    assert [(r["RL_DATABASE"], r["RL_TABLE"]) for r in live] == [("default", "t")]
+    assert 119_000 <= live[0]["RL_EXPIRES"] - live[0]["RL_STARTED"] <= 120_000
+    assert sorted(r[0] for r in frame.collect()) == [1, 2]
+    other = hiveacid_sql.connect(spark=spark, warehouse=warehouse)
+    acid.close()  # closing the session ends its leases
+    assert ReadLeases(other.store.engine).live() == []
+    other.close()
+
+
+def test_compaction_keeps_every_type_and_files_written_before_add_columns(acid):
+    acid.sql(
+        "CREATE TABLE ty (id int, d decimal(10,2), dt date, ts timestamp, s varchar(5), c char(3), "
+        f"a array<int>, m map<string,int>, st struct<x:int,y:string>, b binary) {ACID}"
+    )
+    acid.sql(
+        "INSERT INTO ty SELECT 1, 12.34, DATE '1969-12-31', TIMESTAMP '1969-12-31 23:59:59.123456', 'abcdefg', 'x', "
+        "array(1, NULL), map('k', 1), named_struct('x', 1, 'y', 'y'), cast('bin' AS binary)"
+    )
+    acid.sql("INSERT INTO ty SELECT 2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL")
+    acid.sql("ALTER TABLE ty ADD COLUMNS (extra string)")
+    acid.sql("INSERT INTO ty SELECT 3, -0.5, DATE '2024-02-29', TIMESTAMP '2024-02-29 12:00:00', 'é', 'abc', "
+             "array(), map(), named_struct('x', NULL, 'y', NULL), cast('' AS binary), 'new'")
+    acid.sql("UPDATE ty SET extra = 'upd' WHERE id = 1")
+    before = _with_ids(acid, "ty")
+    acid.sql("ALTER TABLE ty COMPACT 'minor' AND WAIT")
+    assert _with_ids(acid, "ty") == before
+    acid.sql("ALTER TABLE ty COMPACT 'major' AND WAIT")
+    assert _with_ids(acid, "ty") == before
+    one = [r for r in before if r[3] == 1][0]
+    assert str(one[4]) == "12.34" and one[7] == "abcde" and one[8] == "x  " and one[-1] == "upd"

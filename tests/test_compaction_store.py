@@ -181,3 +181,22 @@ def test_a_half_published_minor_compaction_is_ignored_until_complete():
     assert without_unfinished_publish(no_deletes) == no_deletes
     cleaned = TableListing((_d("delta_0000001_0000002"),))
     assert without_unfinished_publish(cleaned) == cleaned
+
+
+def test_history_keeps_hives_retention_per_directory_and_state(store):
+    queue = CompactionQueue(store.engine)
+    for part in ("p=1", "p=2"):
+        for n in range(5):
+            cq_id, _ = queue.enqueue("default", "t", part, "major")
+            queue.claim("w")
+            if n % 2:
+                queue.mark_failed(cq_id, "no")
+            else:
+                queue.mark_compacted(cq_id, 1)
+                queue.mark_cleaned(cq_id)
+    assert queue.purge_history({"s": 2, "f": 1, "a": 2}) == 4
+    kept = [(c.partition, c.id, c.state_name) for c in queue.list()]
+    assert kept == [
+        ("p=1", 3, "succeeded"), ("p=1", 4, "failed"), ("p=1", 5, "succeeded"),
+        ("p=2", 8, "succeeded"), ("p=2", 9, "failed"), ("p=2", 10, "succeeded"),
+    ]

@@ -51,7 +51,14 @@ from hiveacid_sql.txn.compactions import (
 #: Hive's defaults (hive3 HiveConf) for the settings the compactor reads.
 WORKER_TIMEOUT = "hive.compactor.worker.timeout"  # seconds
 FAILED_THRESHOLD = "hive.compactor.initiator.failed.compacts.threshold"
-COMPACTOR_DEFAULTS = {WORKER_TIMEOUT: "86400", FAILED_THRESHOLD: "2"}
+RETENTION = "hive.compactor.history.retention."
+COMPACTOR_DEFAULTS = {
+    WORKER_TIMEOUT: "86400",
+    FAILED_THRESHOLD: "2",
+    RETENTION + "succeeded": "3",
+    RETENTION + "failed": "3",
+    RETENTION + "attempted": "2",
+}
 
 
 def worker_name() -> str:
@@ -122,6 +129,11 @@ class Compactor:
                 from hiveacid_sql.exec.compact import publish
 
                 publish(fs, root, f"{root}/{pending}", info.meta["outputs"])
+            elif pending:
+                # An earlier attempt died while building: nothing of it is visible; drop what it wrote.
+                from hiveacid_sql.exec.compact import remove_build_dir
+
+                remove_build_dir(fs, f"{root}/{pending}")
             write_ids = self.store.snapshot([(table.db, table.name)]).write_ids(table.db, table.name).for_compactor()
             plan = plan_compaction(list_acid_dir(fs, root), write_ids, info.kind)
             if plan is None:
@@ -175,6 +187,9 @@ class Compactor:
                 continue
             self.queue.mark_cleaned(info.id)
             cleaned.append(info.id)
+        self.queue.purge_history(
+            {code: int(self._setting(RETENTION + word)) for code, word in (("s", "succeeded"), ("f", "failed"), ("a", "attempted"))}
+        )
         return cleaned
 
     def clean_one(self, info: CompactionInfo) -> list[str]:

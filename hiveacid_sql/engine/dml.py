@@ -252,6 +252,10 @@ class DmlRunner:
     # -- plain targets ----------------------------------------------------------------------------
     def _insert_plain(self, plan: InsertPlan, started: float) -> DmlResult:
         session = self.session
+        # No transaction here (the target is plain): a read lease keeps the ACID sources' files while it runs.
+        leases = session._read_leases.acquire(
+            sorted({(t.db, t.name) for t in plan.reads.tables if t.is_transactional}), seconds=3600
+        )
         snapshot = session.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
         try:
             with bound(
@@ -267,6 +271,8 @@ class DmlRunner:
             raise
         except Exception as exc:
             raise spark_error(exc) from exc
+        finally:
+            session._read_leases.release(leases)
         return DmlResult(
             statement=plan.statement,
             table=plan.target.qualified_name,

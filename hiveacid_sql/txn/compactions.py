@@ -346,6 +346,28 @@ class CompactionQueue:
                 count += 1
         return count
 
+    def purge_history(self, keep: dict[str, int]) -> int:
+        """Keep the newest ``keep[state]`` finished compactions per directory and state (Hive's
+        ``purgeCompactionHistory``: ``hive.compactor.history.retention.succeeded/failed/attempted``, 3/3/2)."""
+        c = s.COMPLETED_COMPACTIONS.c
+
+        def run(conn: Connection) -> int:
+            rows = conn.execute(
+                sa.select(c.CC_ID, c.CC_DATABASE, c.CC_TABLE, c.CC_PARTITION, c.CC_STATE).order_by(c.CC_ID.desc())
+            ).all()
+            seen: dict[tuple, int] = {}
+            doomed = []
+            for cc_id, db, table, part, state in rows:
+                key = (db, table, part, state)
+                seen[key] = seen.get(key, 0) + 1
+                if seen[key] > keep.get(state, 1 << 30):
+                    doomed.append(cc_id)
+            for i in range(0, len(doomed), 500):
+                conn.execute(sa.delete(s.COMPLETED_COMPACTIONS).where(c.CC_ID.in_(doomed[i : i + 500])))
+            return len(doomed)
+
+        return self._db.run_write(run)
+
     # ------------------------------------------------------------------ the cleaner's test
     def readers_done(self, info: CompactionInfo) -> bool:
         """No open transaction older than the compaction's output and no live read lease on the table taken
