@@ -155,6 +155,7 @@ def test_statements_from_a_pipe_with_table_output(tmp_path):
         "+------+------+\n| n    | name |\n+------+------+\n| NULL | Kate |\n+------+------+\n"
     )
     assert error_lines(proc.stderr)[0].startswith("Error: <stdin>:1") and "nope_fn" in proc.stderr
+    assert "log4j" not in proc.stderr and " WARN " not in proc.stderr  # Spark's own logs: errors only
 
 
 def _read_until(fd: int, needle: bytes, seen: bytearray, timeout: float = 240) -> None:
