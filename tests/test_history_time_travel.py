@@ -247,3 +247,28 @@ def test_as_of_leaves_out_lower_write_ids_that_committed_later():
     assert as_of(now, 3, "d.t", []).exceptions == ()  # no history: write ids count as committed in order
     with pytest.raises(TimeTravelError, match="Version 6 of d.t does not exist: the latest write id is 5"):
         as_of(now, 6, "d.t", history)
+
+
+def test_versions_survive_minor_compaction_not_major(walkthrough, warehouse):
+    """Minor compaction keeps every write id's rows (filtered row by row), so all versions read the same once
+    the cleaner removed the original deltas; a major compaction's base hides them: older versions refused."""
+    from hiveacid_sql.compactor import Compactor
+
+    acid = walkthrough
+    compactor = Compactor(acid.spark, acid.store)
+    acid.sql("ALTER TABLE employee COMPACT 'minor' AND WAIT")
+    acid._read_leases.release(acid._lease_ids)  # noqa: SLF001 - this test's earlier reads are finished
+    assert compactor.clean() == [1]
+    assert sorted(p.name for p in (warehouse / "employee").iterdir()) == [
+        "delete_delta_0000001_0000003", "delta_0000001_0000003",
+    ]
+    for version, expected in ((1, STEP_1), (2, STEP_2), (3, STEP_3)):
+        assert rows(acid, f"SELECT * FROM employee VERSION AS OF {version} ORDER BY id") == expected
+    acid.sql("ALTER TABLE employee COMPACT 'major' AND WAIT")
+    acid._read_leases.release(acid._lease_ids)  # noqa: SLF001
+    assert compactor.clean() == [2]
+    assert sorted(p.name for p in (warehouse / "employee").iterdir()) == ["base_0000003"]
+    assert rows(acid, "SELECT * FROM employee VERSION AS OF 3 ORDER BY id") == STEP_3
+    with pytest.raises(TimeTravelError, match="rewritten by base_0000003 .*the oldest version available is 3"):
+        acid.sql("SELECT * FROM employee VERSION AS OF 2")
+    assert [h[0] for h in history(acid)] == [3, 2, 1]  # compaction writes no history row
