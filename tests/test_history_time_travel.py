@@ -272,3 +272,25 @@ def test_versions_survive_minor_compaction_not_major(walkthrough, warehouse):
     with pytest.raises(TimeTravelError, match="rewritten by base_0000003 .*the oldest version available is 3"):
         acid.sql("SELECT * FROM employee VERSION AS OF 2")
     assert [h[0] for h in history(acid)] == [3, 2, 1]  # compaction writes no history row
+
+
+def test_one_history_row_per_write_id_of_a_multi_statement_transaction(acid):
+    acid.sql(CREATE)
+    acid.sql(INSERT)
+    acid.sql("BEGIN")
+    acid.sql(UPDATE)
+    acid.sql("DELETE FROM employee WHERE id = 3")
+    acid.sql("INSERT INTO employee VALUES (7, 'Eve', 1)")
+    acid.sql("COMMIT")
+    acid.sql("BEGIN")
+    acid.sql("DELETE FROM employee")
+    acid.sql("ROLLBACK")  # write id 3 aborted: no history, no version
+    got = history(acid)
+    assert [h[:1] + h[3:] for h in got] == [
+        (2, "UPDATE; DELETE; INSERT",
+         f"{UPDATE};\nDELETE FROM employee WHERE id = 3;\nINSERT INTO employee VALUES (7, 'Eve', 1)", 1, 1, 1),
+        (1, "INSERT", INSERT, 3, 0, 0),
+    ]
+    expected = [(1, "Jerry", 5000), (2, "Tom", 7000), (7, "Eve", 1)]
+    assert rows(acid, "SELECT * FROM employee VERSION AS OF 2 ORDER BY id") == expected
+    assert rows(acid, "SELECT * FROM employee VERSION AS OF 3 ORDER BY id") == expected
