@@ -87,6 +87,9 @@ def test_versions_of_the_walkthrough_and_its_history(walkthrough, warehouse):
         "SELECT b.id FROM employee VERSION AS OF 2 a RIGHT JOIN employee FOR SYSTEM_VERSION AS OF 3 b "
         "ON a.id = b.id WHERE a.id IS NULL",
     ) == [(4,)]
+    # a version inside a DML statement on the same table (dry run: what would be deleted)
+    dry = acid.sql("DELETE FROM employee WHERE id NOT IN (SELECT id FROM employee VERSION AS OF 1)", dry_run=True)
+    assert [(r.action, r.old_id, r.old_name) for r in dry.collect()] == [("delete", 4, "Mary")]
     assert listing(warehouse / "employee") == before  # reading old versions changes nothing
 
 
