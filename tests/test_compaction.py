@@ -402,3 +402,94 @@ def test_random_histories_keep_rows_and_row_ids_through_minor_major_and_cleaning
     Compactor(acid.spark, acid.store).clean()
     assert _with_ids(acid, table) == before
     assert all(c.state_name == "succeeded" for c in _queue(acid).list() if c.table == table)
+
+
+def test_worker_dying_between_the_two_renames_of_a_minor_compaction(acid, warehouse, monkeypatch):
+    _after_merge(acid)
+    table = warehouse / "employee"
+    compactor = Compactor(acid.spark, acid.store, {"hive.compactor.worker.timeout": "0"})
+    real_publish = Compactor._publish
+
+    def dies_after_first(self, fs, root, build, outputs):
+        fs.move(f"{build}/{outputs[0]}", f"{root}/{outputs[0]}")  # the insert output is moved ...
+        raise KeyboardInterrupt  # ... and the process dies
+
+    monkeypatch.setattr(Compactor, "_publish", dies_after_first)
+    cq_id, _ = _queue(acid).enqueue("default", "employee", None, "minor")
+    with pytest.raises(KeyboardInterrupt):
+        compactor.work_one()
+    assert "delta_0000001_0000002" in _dirs(table) and "delete_delta_0000001_0000002" not in _dirs(table)
+    assert _with_ids(acid) == WALKTHROUGH_ROWS  # the lone output is ignored: Tom's old row stays deleted
+    monkeypatch.setattr(Compactor, "_publish", real_publish)
+    result = compactor.work_one()  # the next attempt finishes the move, then finds nothing more to do
+    assert result.compaction.id == cq_id and result.state == "r"
+    assert {"delta_0000001_0000002", "delete_delta_0000001_0000002"} <= set(_dirs(table))
+    assert _with_ids(acid) == WALKTHROUGH_ROWS
+
+
+def test_initiator_records_a_failed_check_as_attempted_and_gives_up_after_two(acid, warehouse):
+    acid.sql(f"CREATE TABLE t (id int) {ACID}")
+    acid.sql("INSERT INTO t VALUES (1)")
+    broken = warehouse / "t" / "base_0000001"
+    broken.mkdir()
+    (broken / "_metadata_acid").write_text("{not json")
+    compactor = Compactor(acid.spark, acid.store)
+    assert compactor.initiate() == []
+    assert compactor.initiate() == []
+    assert compactor.initiate() == []  # two in a row: the initiator leaves the table alone
+    shown = acid.sql("SHOW COMPACTIONS").collect()
+    assert [(r.state, r.errormessage.split(":")[0]) for r in shown] == [("attempted", "AcidFormatError")] * 2
+
+
+def test_major_compaction_writes_out_original_files_synthetic_row_ids(acid, tmp_path, fixtures_dir):
+    import shutil
+
+    table = tmp_path / "dummy"
+    shutil.copytree(fixtures_dir / "dummy_id_data_orc", table)
+    acid.sql(f"CREATE TABLE dummy (id int, data string, comment string) STORED AS ORC LOCATION '{table}' "
+             "TBLPROPERTIES ('transactional'='true')")
+    before = _with_ids(acid, "dummy")
+    assert {r[0] for r in before} == {0} and len(before) == 19
+    acid.sql("ALTER TABLE dummy COMPACT 'major' AND WAIT")
+    base = [d for d in _dirs(table) if d.startswith("base_")]
+    assert len(base) == 1
+    written = sorted(p for p in listing(table / base[0]) if p.startswith("bucket_"))
+    assert written == ["bucket_00000", "bucket_00001", "bucket_00002"]
+    rows = [e for f in written for e in events(table / base[0] / f)]
+    assert sorted((e["originalTransaction"], e["bucket"], e["rowId"], e["row"]["id"]) for e in rows) == sorted(
+        (r[0], r[1], r[2], r[3]) for r in before)
+    assert _with_ids(acid, "dummy") == before
+    _release_session_reads(acid)
+    Compactor(acid.spark, acid.store).clean()
+    assert _dirs(table) == base  # the original files and the delete delta are gone
+    assert _with_ids(acid, "dummy") == before
+
+
+def test_bucketed_table_compacts_bucket_by_bucket(acid, warehouse):
+    acid.sql(f"CREATE TABLE b (id int, v string) CLUSTERED BY (id) INTO 2 BUCKETS {ACID}")
+    acid.sql("INSERT INTO b VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')")
+    acid.sql("UPDATE b SET v = 'x' WHERE id IN (1, 2)")
+    acid.sql("DELETE FROM b WHERE id = 3")
+    before = _with_ids(acid, "b")
+    acid.sql("ALTER TABLE b COMPACT 'minor' AND WAIT")
+    table = warehouse / "b"
+    assert listing(table / "delta_0000001_0000003") == ["_orc_acid_version", "bucket_00000", "bucket_00001"]
+    for name in ("delta_0000001_0000003", "delete_delta_0000001_0000003"):
+        for f in [p for p in listing(table / name) if p.startswith("bucket_")]:
+            bucket_id = int(f.split("_")[1])
+            assert {(e["bucket"] >> 16) & 0xFFF for e in events(table / name / f)} == {bucket_id}
+    assert _with_ids(acid, "b") == before
+    acid.sql("ALTER TABLE b COMPACT 'major' AND WAIT")
+    assert _with_ids(acid, "b") == before
+
+
+def test_compactor_command_runs_one_round(acid, spark, warehouse, capsys):
+    from hiveacid_sql.compactor.service import main
+
+    _after_merge(acid)
+    acid.sql("ALTER TABLE employee SET TBLPROPERTIES ('compactorthreshold.hive.compactor.delta.num.threshold'='1')")
+    _release_session_reads(acid)
+    assert main(["--once", "--warehouse", str(warehouse)], spark=spark) == 0
+    assert "compactor: initiated [1] worked [1] cleaned [1]" in capsys.readouterr().out
+    assert _dirs(warehouse / "employee") == ["base_0000002"]
+    assert _with_ids(acid) == WALKTHROUGH_ROWS

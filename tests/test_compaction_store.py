@@ -161,3 +161,23 @@ def test_initiator_rules():
     assert determine_compaction_type(state, sizes, 1001, {}, {}) == "major"
     assert determine_compaction_type(state, sizes, 1000, {}, {}) is None
     assert no_auto_compaction({"NO_AUTO_COMPACTION": "TRUE"}) and not no_auto_compaction({"no_auto_compaction": "false"})
+
+
+def test_a_half_published_minor_compaction_is_ignored_until_complete():
+    from hiveacid_sql.acid.compaction import without_unfinished_publish
+
+    ids = ValidWriteIdList.all_committed("t", 2)
+    insert_only = TableListing(WALKTHROUGH.dirs + (_d("delta_0000001_0000002"),))
+    assert without_unfinished_publish(insert_only) == WALKTHROUGH
+    delete_only = TableListing(WALKTHROUGH.dirs + (_d("delete_delta_0000001_0000002"),))
+    assert without_unfinished_publish(delete_only) == WALKTHROUGH
+    both = TableListing(insert_only.dirs + (_d("delete_delta_0000001_0000002"),))
+    assert without_unfinished_publish(both) == both
+    chosen = get_acid_state(without_unfinished_publish(both), ids)
+    assert [d.name for d in chosen.all_deltas] == ["delete_delta_0000001_0000002", "delta_0000001_0000002"]
+    # Hive writes no delete_delta when the range had no deletes: a lone output without delete inputs stays
+    no_deletes = TableListing((_d("delta_0000001_0000001_0000"), _d("delta_0000002_0000002_0000"),
+                               _d("delta_0000001_0000002")))
+    assert without_unfinished_publish(no_deletes) == no_deletes
+    cleaned = TableListing((_d("delta_0000001_0000002"),))
+    assert without_unfinished_publish(cleaned) == cleaned

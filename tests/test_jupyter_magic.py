@@ -26,7 +26,7 @@ def shell(spark, warehouse):
     yield ip
     magic = ip.magics_manager.registry["AcidMagic"]
     magic.close()
-    magic.limit = 100
+    magic.limit, magic.warehouse = 100, None
     assert not spark.sparkContext._jsc.sc().isStopped()  # the kernel's own Spark is never stopped
 
 
@@ -103,6 +103,14 @@ def test_config_limit_existing_connection_and_close(shell, acid, warehouse):
     assert magic.connection is acid
     shell.run_line_magic("acid", "--close")
     assert magic.connection is None and acid.sql("SELECT 1 AS x").collect()[0].x == 1  # not closed: not ours
+
+
+def test_config_gives_the_connection_its_options(shell, tmp_path):
+    target = tmp_path / "configured"
+    shell.run_line_magic("config", f"AcidMagic.warehouse = {str(target)!r}")
+    cell(shell, f"%acid {CREATE}")
+    assert shell.magics_manager.registry["AcidMagic"].connection.warehouse == str(target)
+    assert (target / ".hiveacid/txn.db").exists() and (target / "employee").is_dir()
 
 
 def test_options_and_literals_in_process():

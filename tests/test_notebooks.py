@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -83,3 +84,18 @@ def test_transactions_notebook_runs_and_checks_every_step(tmp_path):
     assert "Lock acquisition failed" in everything
     assert "due to a write conflict on default/account committed by" in everything
     assert "rolled back: something went wrong after the insert" in everything
+
+
+def test_a_failing_magic_cell_fails_the_notebook(tmp_path):
+    """What makes a broken notebook fail the build: the magic's one-line errors are cell errors."""
+    from nbclient.exceptions import CellExecutionError
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("%load_ext hiveacid_sql"),
+        nbformat.v4.new_code_cell("%acid --limit many SELECT 1"),
+        nbformat.v4.new_code_cell("print('never reached')"),
+    ])
+    client = NotebookClient(nb, kernel_name="python3", timeout=120, resources={"metadata": {"path": str(tmp_path)}})
+    with pytest.raises(CellExecutionError, match="--limit expects a number of rows, got 'many'"):
+        client.execute()
+    assert nb.cells[2].outputs == []

@@ -54,12 +54,12 @@ def csv_results(text: str, delimiter: str = ",") -> list[list[list[str]]]:
 # -- subprocess runs -----------------------------------------------------------------------------------
 def test_script_with_init_file_variables_settings_csv_report_and_connection_options(tmp_path):
     (tmp_path / "init.sql").write_text("-- init: a variable and a setting\nSET hivevar:tbl=employee;\n"
-                                       "SET my.threshold=6000;\n")
+                                       "SET my.threshold=6000;\nSET hiveconf:my.floor=1;\n")
     (tmp_path / "job.sql").write_text(
         f"CREATE TABLE ${{tbl}} (id int, name string, salary int)\n  {ACID};\n"
         "/* semicolons ; in comments */ INSERT INTO ${hivevar:tbl} VALUES (1, 'Jerry', ${base}),\n"
         "  (2, 'Tom;\"x\"', 8000), (3, '${env:HIVEACID_TEST_NAME}', ${salary3}); -- and here;\n"
-        "UPDATE employee SET salary = 7000 WHERE salary > ${my.threshold} AND salary < ${hiveconf:my.cap};\n"
+        "UPDATE employee SET salary = 7000 WHERE salary > ${my.threshold} AND salary < ${hiveconf:my.cap} AND id >= ${my.floor};\n"
         "SELECT id, name, salary, current_timezone() AS tz FROM employee ORDER BY id;\n"
         "SELECT id, CAST(NULL AS string) AS nothing FROM employee WHERE id = 1\n"  # last one: no ';'
     )
@@ -85,15 +85,17 @@ def test_script_with_init_file_variables_settings_csv_report_and_connection_opti
     assert "3 rows selected" in proc.stderr
     records = [json.loads(line) for line in (tmp_path / "rep.jsonl").read_text().splitlines()]
     assert [(r["source"], r["line"], r["kind"], r["status"]) for r in records] == [
-        ("init.sql", 2, "SET", "ok"), ("init.sql", 3, "SET", "ok"), ("job.sql", 1, "CREATE", "ok"),
+        ("init.sql", 2, "SET", "ok"), ("init.sql", 3, "SET", "ok"), ("init.sql", 4, "SET", "ok"),
+        ("job.sql", 1, "CREATE", "ok"),
         ("job.sql", 3, "INSERT", "ok"), ("job.sql", 5, "UPDATE", "ok"), ("job.sql", 6, "SELECT", "ok"),
         ("job.sql", 7, "SELECT", "ok")]
-    update = records[4]
-    assert update["statement"] == "UPDATE employee SET salary = 7000 WHERE salary > 6000 AND salary < 9000"
+    update = records[5]
+    assert update["statement"] == \
+        "UPDATE employee SET salary = 7000 WHERE salary > 6000 AND salary < 9000 AND id >= 1"
     assert update["result"]["num_updated_rows"] == 2 and update["result"]["write_id"] == 2
     assert sorted(update["result"]["directories"]) == ["delete_delta_0000002_0000002_0000",
                                                        "delta_0000002_0000002_0000"]
-    assert records[5]["rows"] == 3 and isinstance(records[5]["elapsed_ms"], int)
+    assert records[6]["rows"] == 3 and isinstance(records[5]["elapsed_ms"], int)
     assert (tmp_path / "wh/employee/delete_delta_0000002_0000002_0000/bucket_00000").exists()
     assert store.exists() and not (tmp_path / "wh/.hiveacid/txn.db").exists()
 

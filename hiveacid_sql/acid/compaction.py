@@ -19,9 +19,16 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from hiveacid_sql.acid.names import ParsedDelta, base_dir_name, delete_delta_dir_name, delta_dir_name
+from hiveacid_sql.acid.names import (
+    ParsedDelta,
+    base_dir_name,
+    delete_delta_dir_name,
+    delta_dir_name,
+    parse_dir_name,
+)
 from hiveacid_sql.acid.state import AcidState, TableListing, get_acid_state
 from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.errors import AcidFormatError
 
 MAJOR, MINOR = "major", "minor"
 
@@ -76,7 +83,7 @@ def plan_compaction(listing: TableListing, write_ids: ValidWriteIdList, kind: st
     if kind not in (MAJOR, MINOR):
         raise ValueError(f"compaction type must be 'major' or 'minor', not {kind!r}")
     compactor = write_ids if write_ids.compactor else write_ids.for_compactor()
-    state = get_acid_state(listing, compactor)
+    state = get_acid_state(without_unfinished_publish(listing), compactor)
     hwm = compactor.high_watermark
     deltas = tuple(d for d in state.deltas if d.max_write_id <= hwm)
     deletes = tuple(d for d in state.delete_deltas if d.max_write_id <= hwm)
@@ -111,6 +118,51 @@ def obsolete_after(listing: TableListing, highest_write_id: int) -> tuple[str, .
 def aborted_dirs(listing: TableListing, write_ids: ValidWriteIdList) -> tuple[str, ...]:
     """Directories whose whole write-id range is aborted: no snapshot reads them, so they may go at any time."""
     return get_acid_state(listing, write_ids).aborted
+
+
+def without_unfinished_publish(listing: TableListing) -> TableListing:
+    """The listing without the half of a minor compaction's output that was moved into place alone.
+
+    A minor compaction's two outputs are two renames. Between them (or after a worker died between them) a
+    reader would see ``delta_x_y`` without ``delete_delta_x_y`` and lose the deletes it replaces (or the
+    reverse, and lose rows). Such a lone output is recognised by its inputs: deltas of *both* kinds inside
+    its range are still there (the cleaner has not run: the compaction never finished). Ignoring it gives
+    exactly the view from before the compaction. Outputs with their twin, and lone outputs whose inputs
+    are gone (Hive writes no ``delete_delta`` when there were no deletes), are kept.
+    """
+    parsed = []
+    for entry in listing.dirs:
+        try:
+            d = parse_dir_name(entry.name)
+        except AcidFormatError:
+            d = None
+        if isinstance(d, ParsedDelta):
+            parsed.append(d)
+    names = {d.name for d in parsed}
+    lone: set[str] = set()
+    for d in parsed:
+        if d.statement_id is not None or d.min_write_id == d.max_write_id:
+            continue
+        twin = (delta_dir_name if d.is_delete else delete_delta_dir_name)(d.min_write_id, d.max_write_id, None)
+        if twin in names:
+            continue
+
+        def inside(other: ParsedDelta, d: ParsedDelta = d) -> bool:
+            return (
+                other.name != d.name
+                and d.min_write_id <= other.min_write_id
+                and other.max_write_id <= d.max_write_id
+                and (other.min_write_id, other.max_write_id) != (d.min_write_id, d.max_write_id)
+            )
+
+        kinds = {o.is_delete for o in parsed if inside(o)}
+        # A lone insert output hides the deletes still in delete deltas inside it; a lone delete output hides
+        # the rows of insert deltas inside it (the worker moves the insert output first).
+        if (d.is_delete and False in kinds) or (not d.is_delete and kinds == {True, False}):
+            lone.add(d.name)
+    if not lone:
+        return listing
+    return TableListing(tuple(e for e in listing.dirs if e.name not in lone), listing.files)
 
 
 def temp_dir_name() -> str:

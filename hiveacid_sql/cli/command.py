@@ -54,15 +54,19 @@ def run(args: argparse.Namespace) -> int:
             progress=sys.stderr.isatty() and not args.silent,
         )
         runner = Runner(acid, output, hivevars=plan["hivevars"], report=report, dry_run=args.dry_run)
-        for name, text in plan["init"]:
-            if not runner.run_script(name, text, force=args.force) and not args.force:
-                return 1
-        if plan["main"] is None:
-            return 0 if runner.interactive(sys.stdin, force=args.force) else 1
-        if args.atomic:
-            ok = runner.run_atomic(*plan["main"])
-        else:
-            ok = runner.run_script(*plan["main"], force=args.force)
+        try:
+            for name, text in plan["init"]:
+                if not runner.run_script(name, text, force=args.force) and not args.force:
+                    return 1
+            if plan["main"] is None:
+                return 0 if runner.interactive(sys.stdin, force=args.force) else 1
+            if args.atomic:
+                ok = runner.run_atomic(*plan["main"])
+            else:
+                ok = runner.run_script(*plan["main"], force=args.force)
+        except KeyboardInterrupt:
+            print("\nhiveacid-sql: interrupted", file=sys.stderr)
+            return 130
         return 0 if ok and runner.failures == 0 else 1
 
 

@@ -86,7 +86,14 @@ class Runner:
             self.acid.rollback()
             raise
         if ok:
-            self.acid.commit()
+            try:
+                self.acid.commit()
+            except HiveAcidError as exc:  # e.g. a write conflict found at commit: nothing was kept
+                self.failures += 1
+                self.err.write(f"Error: {source}: the script's transaction did not commit: {_message(exc)}\n")
+                self._report({"source": source, "statement": "COMMIT", "kind": "COMMIT", "status": "error",
+                              "error": _message(exc)})
+                return False
             self.info("Committed the transaction of the whole script")
         else:
             self.acid.rollback()
@@ -206,13 +213,22 @@ class Runner:
                   f"({time.monotonic() - started:.3f} seconds)")
 
     def _set_variable(self, st: Statement, record: dict[str, Any]) -> bool:
-        """``SET hivevar:k=v`` defines a variable and ``SET hivevar:k`` shows one; other SETs are the session's."""
+        """``SET hivevar:k=v`` defines a variable and ``SET hivevar:k`` shows one; ``SET hiveconf:k=v`` is
+        ``SET k=v``; other SETs are the session's."""
         tree = st.tree
         if not isinstance(tree, exp.Set) or not tree.expressions:
             return False
         node = tree.expressions[0].this
         key_node = node.this if isinstance(node, exp.EQ) else node
         key = key_node.name.strip() if isinstance(key_node, exp.Expression) else ""
+        if key.lower().startswith("hiveconf:") and isinstance(node, exp.EQ):  # Hive's spelling of SET k=v
+            name, value = key.split(":", 1)[1], node.expression.name.strip()
+            self.acid.settings[name] = value
+            if name.startswith("spark."):
+                self.acid.spark.conf.set(name, value)
+            record["kind"] = "SET"
+            self.info("OK")
+            return True
         if not key.lower().startswith("hivevar:"):
             return False
         name = key.split(":", 1)[1]

@@ -102,8 +102,11 @@ class CompactorThread:
             self._stop.wait(min(clean_every, max(0.0, next_round - time.monotonic())) or clean_every)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``hiveacid-sql compactor [--once] [--warehouse W] [--store-url U] [--master M] [--no-initiator]``."""
+def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None) -> int:
+    """``hiveacid-sql compactor [--once] [--warehouse W] [--store-url U] [--master M] [--no-initiator]``.
+
+    ``spark``: run on this SparkSession instead of starting one (embedding, tests).
+    """
     parser = argparse.ArgumentParser(
         prog="hiveacid-sql compactor",
         description="Initiate, run and clean compactions for every ACID table of a warehouse.",
@@ -128,7 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from hiveacid_sql.errors import HiveAcidError
 
     try:
-        session = hiveacid_sql.connect(warehouse=args.warehouse, store_url=args.store_url, master=args.master)
+        session = hiveacid_sql.connect(
+            spark=spark, warehouse=args.warehouse, store_url=args.store_url, **({} if spark else {"master": args.master})
+        )
     except HiveAcidError as exc:
         print(f"hiveacid-sql compactor: {exc}", file=sys.stderr)
         return 1

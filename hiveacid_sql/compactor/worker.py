@@ -106,7 +106,8 @@ class Compactor:
 
     def run(self, info: CompactionInfo) -> WorkResult:
         """Run a claimed ('working') request to 'ready for cleaning' or 'failed'."""
-        lease = self.leases.acquire([(info.db, info.table)], seconds=float(self._setting(WORKER_TIMEOUT)))
+        # Held while the job reads; a worker that dies leaves it behind for at most an hour.
+        lease = self.leases.acquire([(info.db, info.table)], seconds=min(3600.0, float(self._setting(WORKER_TIMEOUT))))
         fs: pafs.FileSystem | None = None
         build: str | None = None
         try:
@@ -228,7 +229,12 @@ class Compactor:
                         continue
                     if aborted is None:
                         aborted = self.queue.aborted_txn_count(table.db, table.name)
-                    kind = self.compaction_type(table, part, aborted)
+                    try:
+                        kind = self.compaction_type(table, part, aborted)
+                    except (HiveAcidError, OSError) as exc:
+                        # Hive's initiator records a check that failed as 'attempted' and moves on
+                        self.queue.record_attempt(table.db, table.name, part, "major", f"{type(exc).__name__}: {exc}")
+                        continue
                     if kind is None:
                         continue
                     cq_id, accepted = self.queue.enqueue(table.db, table.name, part, kind, run_as=getpass.getuser())
@@ -241,10 +247,7 @@ class Compactor:
         fs, location = filesystem_for(table.location)
         listing = list_acid_dir(fs, _join(location, partition))
         write_ids = self.store.snapshot([(table.db, table.name)]).write_ids(table.db, table.name).for_compactor()
-        try:
-            state = get_acid_state(listing, write_ids)
-        except HiveAcidError:
-            return None
+        state = get_acid_state(listing, write_ids)
         sizes = _dir_sizes(listing)
         return determine_compaction_type(state, sizes, aborted_txns, table.params, self.conf)
 

@@ -223,11 +223,17 @@ class Binder:
             raise PlanError(self.clean_message(exc)) from exc
 
     def clean_message(self, exc: BaseException) -> str:
-        """One line from a Spark error, with our view names turned back into table names."""
+        """One line from a Spark error, with our view names turned back into table names.
+
+        Spark's ``line 1 pos N`` points into the SQL we generated (views, internal columns), not into the
+        user's statement, so it is dropped; so are our internal columns (``__rowid``, ...) in its
+        "Did you mean" lists.
+        """
         text = first_line(exc)
         for (qualified, _internal, _version), view in self._views.items():
             text = text.replace(view, qualified)
-        return re.sub(r"`?__hacid_[0-9a-f]+_\d+_(\w+)`?", r"\1", text)
+        text = re.sub(r"`?__hacid_[0-9a-f]+_\d+_(\w+)`?", r"\1", text)
+        return clean_spark_text(text)
 
     def close(self) -> None:
         for view in self._views.values():
@@ -250,6 +256,17 @@ def bound(
         yield binder
     finally:
         binder.close()
+
+
+_SPARK_POSITION = re.compile(r";?\s*line \d+ pos \d+;?\s*$")
+_INTERNAL_SUGGESTION = re.compile(r"(?:`\w+`\.)?`__\w+`(?:, )?")
+
+
+def clean_spark_text(text: str) -> str:
+    """Drop the parts of a Spark analysis message that describe our generated SQL rather than the user's."""
+    text = _SPARK_POSITION.sub("", text)
+    text = _INTERNAL_SUGGESTION.sub("", text)
+    return text.replace(", ]", "]").strip()
 
 
 _PY_ERROR = re.compile(r"^\s*(?:[\w.]+\.)?(\w+(?:Error|Exception)): (.*)$")

@@ -65,6 +65,7 @@ def _sink(table: TableDef, write_id: int, *, overwrite: bool) -> TableSink:
         write_id=write_id,
         overwrite=overwrite,
         partitioned=table.is_partitioned,
+        compression=table.orc_compression,
     )
 
 

@@ -282,7 +282,10 @@ class Transaction:
 
     def _remove_all(self) -> None:
         for writes in self._writes.values():
-            _remove_directories(writes)
+            # Best effort: the abort is recorded, so whatever stays is never read. A failure here (the table
+            # directory gone, a file where it was, a read-only disk) must not hide the error that caused the abort.
+            with contextlib.suppress(OSError):
+                _remove_directories(writes)
 
     def _stop_heartbeat(self) -> None:
         if self.heartbeater is not None:

@@ -30,11 +30,12 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from hiveacid_sql.acid.codec import encode_bucket
+from hiveacid_sql.acid.compaction import without_unfinished_publish
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for, list_acid_dir
 from hiveacid_sql.acid.names import parse_bucket_file, parse_original_file
 from hiveacid_sql.acid.orc_footer import OrcFooter, read_footer
-from hiveacid_sql.acid.partitions import DEFAULT_PARTITION_NAME
+from hiveacid_sql.acid.partitions import DEFAULT_PARTITION_NAME, escape_path_name
 from hiveacid_sql.acid.state import AcidState, get_acid_state
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.errors import AcidFormatError
@@ -125,7 +126,7 @@ def dir_files(
     ``buckets`` (bucket pruning) keeps only the ``bucket_N`` files (and originals) of those bucket ids.
     """
     root = join_path(location, part_dir) if part_dir else location
-    state = get_acid_state(list_acid_dir(fs, root), write_ids)
+    state = get_acid_state(without_unfinished_publish(list_acid_dir(fs, root)), write_ids)
     data: list[str] = []
     if state.base is not None:
         data += [join_path(root, f.path) for f in state.base_files]
@@ -201,8 +202,10 @@ def part_dir_of_file(keys: Sequence[str]) -> Column:
     """
     if not keys:
         return F.lit("")
-    pattern = "^.*/(" + "/".join(re.escape(k) + "=[^/]*" for k in keys) + ")/"
-    return _uri_decode(F.regexp_extract(F.col("_metadata.file_path"), pattern, 1))
+    # Keys are escaped in directory names like values are (a key ``p/q`` is the directory ``p%2Fq=..``), so the
+    # pattern matches the escaped key in the decoded path.
+    pattern = "^.*/(" + "/".join(re.escape(escape_path_name(k.lower())) + "=[^/]*" for k in keys) + ")/"
+    return F.regexp_extract(_uri_decode(F.col("_metadata.file_path")), pattern, 1)
 
 
 def partition_values(part_dir: Column, partition_columns: Sequence[tuple[str, HiveType]]) -> list[Column]:

@@ -56,6 +56,7 @@ class TableSink:
     write_id: int
     overwrite: bool = False
     partitioned: bool = False
+    compression: str = "zlib"  # the table's orc.compress
 
     def directory(self, op: int, statement_id: int) -> str:
         """The ACID directory name events of ``op`` from statement ``statement_id`` go to."""
@@ -94,7 +95,7 @@ class _FileSink:
         self.path = f"{dir_path}/{bucket_file_name(bucket_id)}"
         self._stream = fs.open_output_stream(self.path)
         columns = [(n, parse_hive_type(t)) for n, t in sink.columns]
-        self.writer = open_event_writer(self._stream, columns, path=self.path)
+        self.writer = open_event_writer(self._stream, columns, compression=sink.compression, path=self.path)
         self.next_row_id = 0
 
     def close(self) -> dict:

@@ -160,7 +160,8 @@ class HiveAcidParser(HiveParser):
             while self._curr:
                 self._advance()
             value = self._find_sql(value_start, self._prev)
-        item = exp.SetItem(this=exp.EQ(this=key, expression=exp.var(value)))
+        # exp.Var directly: ``SET k=`` (an empty value, as Hive allows) would make exp.var raise ValueError
+        item = exp.SetItem(this=exp.EQ(this=key, expression=exp.Var(this=value)))
         return self.expression(exp.Set(expressions=[item]))
 
     def _parse_update_assignment(self) -> exp.Expr | None:

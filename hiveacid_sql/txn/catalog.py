@@ -61,6 +61,7 @@ class Catalog:
     ) -> bool:
         """CREATE DATABASE; False if it existed and ``if_not_exists``."""
         name = name.strip().lower()
+        rules.check_object_name(name, "database")
 
         def run(conn: Connection) -> bool:
             if _db_id(conn, name) is not None:
@@ -193,6 +194,7 @@ class Catalog:
         """ALTER TABLE RENAME; ``new_location`` None keeps the location (external tables)."""
         db, old = db.strip().lower(), old.strip().lower()
         new_db, new_name = new_db.strip().lower(), new_name.strip().lower()
+        rules.check_object_name(new_name, "table")
 
         def run(conn: Connection) -> TableDef:
             row = _tbl_row(conn, db, old, lock=True)

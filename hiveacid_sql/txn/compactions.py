@@ -331,8 +331,9 @@ class CompactionQueue:
         return [_info(r, "CQ") for r in rows]
 
     def recent_failures(self, db: str, table: str, partition: str | None, limit: int) -> int:
-        """How many of the directory's last ``limit`` finished compactions failed in a row (Hive's
-        ``checkFailedCompactions``: the initiator stops after ``hive.compactor.initiator.failed.compacts.threshold``)."""
+        """How many of the directory's last ``limit`` finished compactions failed (or were attempted) in a row
+        (Hive's ``checkFailedCompactions``: the initiator stops after
+        ``hive.compactor.initiator.failed.compacts.threshold``)."""
         c = s.COMPLETED_COMPACTIONS.c
         where = [c.CC_DATABASE == db.lower(), c.CC_TABLE == table.lower()]
         where.append(c.CC_PARTITION.is_(None) if partition is None else c.CC_PARTITION == partition)
@@ -340,7 +341,7 @@ class CompactionQueue:
             states = conn.execute(sa.select(c.CC_STATE).where(*where).order_by(c.CC_ID.desc()).limit(limit)).scalars()
             count = 0
             for st in states:
-                if st != FAILED:
+                if st not in (FAILED, ATTEMPTED):
                     break
                 count += 1
         return count

@@ -88,6 +88,16 @@ def _is_retryable(exc: sa.exc.DBAPIError) -> bool:
     return bool(args) and isinstance(args[0], int) and args[0] in _MYSQL_RETRY_CODES
 
 
+def store_error(exc: sa.exc.DBAPIError, url: sa.URL | str) -> TxnError:
+    """A database failure of the store (locked, read-only, corrupt, unreachable) as one line naming the store.
+
+    SQLAlchemy's own text spans several lines (the SQL, a link); the driver's first line says what happened.
+    """
+    text = str(exc.orig if exc.orig is not None else exc).strip().splitlines()
+    where = sa.make_url(url).render_as_string(hide_password=True) if url else "the transaction store"
+    return TxnError(f"transaction store {where}: {text[0] if text else type(exc).__name__}")
+
+
 class Db:
     """An engine plus the store's transaction helpers; shared by the txn store and the catalog."""
 
@@ -98,8 +108,13 @@ class Db:
     @contextmanager
     def write(self) -> Iterator[Connection]:
         """One short read-write transaction; commits on success, rolls back on any exception."""
-        with self.engine.begin() as conn:
-            yield conn
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        except sa.exc.DBAPIError as exc:
+            if _is_retryable(exc) or isinstance(exc, sa.exc.IntegrityError):
+                raise  # run_write tries again; callers handle a lost insert race
+            raise store_error(exc, self.engine.url) from exc
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
@@ -111,8 +126,11 @@ class Db:
                 conn = conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
             else:
                 conn = conn.execution_options(isolation_level="REPEATABLE READ")
-            with conn.begin():
-                yield conn
+            try:
+                with conn.begin():
+                    yield conn
+            except sa.exc.DBAPIError as exc:
+                raise store_error(exc, self.engine.url) from exc
 
     def run_write(self, fn: Callable[[Connection], T]) -> T:
         """Run ``fn`` in a write transaction, again if the server rolled it back (deadlock etc.)."""
@@ -124,8 +142,10 @@ class Db:
                 if attempt == _MAX_ATTEMPTS:
                     raise TxnError(f"Gave up after {attempt} attempts: {exc}") from exc
             except sa.exc.DBAPIError as exc:
-                if attempt == _MAX_ATTEMPTS or not _is_retryable(exc):
+                if isinstance(exc, sa.exc.IntegrityError):
                     raise
+                if attempt == _MAX_ATTEMPTS or not _is_retryable(exc):
+                    raise store_error(exc, self.engine.url) from exc
             # Jittered back-off so that colliding writers do not collide again.
             time.sleep(random.uniform(0, 0.01 * 2**attempt))
         raise AssertionError("unreachable")  # pragma: no cover

@@ -8,11 +8,19 @@ can never go from true back to false. Messages copy Hive's so users can search f
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from collections.abc import Iterable
 
 from hiveacid_sql.errors import CatalogError
-from hiveacid_sql.txn.tabledef import STORAGE_FORMATS, TABLE_TYPES, Column, TableDef
+from hiveacid_sql.txn.tabledef import (
+    ORC_COMPRESS,
+    ORC_COMPRESSIONS,
+    STORAGE_FORMATS,
+    TABLE_TYPES,
+    Column,
+    TableDef,
+)
 
 TRANSACTIONAL = "transactional"
 TRANSACTIONAL_PROPERTIES = "transactional_properties"
@@ -42,8 +50,18 @@ def _check_acid_allowed(td: TableDef, storage_format: str, table_type: str) -> N
         )
 
 
+def _check_orc_compress(td: TableDef, params: dict[str, str]) -> None:
+    value = next((v for k, v in params.items() if k.lower() == ORC_COMPRESS), None)
+    if value is not None and value.strip().lower() not in ORC_COMPRESSIONS:
+        raise CatalogError(
+            f"Unsupported {ORC_COMPRESS} {value!r} for {td.qualified_name}: one of "
+            + ", ".join(c.upper() for c in ORC_COMPRESSIONS)
+        )
+
+
 def _normalize_acid_params(td: TableDef, params: dict[str, str]) -> dict[str, str]:
-    """Validate the 'transactional' pair and fill in ``transactional_properties=default``."""
+    """Validate the 'transactional' pair (and ``orc.compress``); fill in ``transactional_properties=default``."""
+    _check_orc_compress(td, params)
     value = params.get(TRANSACTIONAL)
     if value is not None and value not in ("true", "false"):
         raise CatalogError(
@@ -76,11 +94,25 @@ def check_new_columns(td: TableDef, existing: Iterable[str], new: Iterable[Colum
         seen.add(col.name)
 
 
+_OBJECT_NAME = re.compile(r"[A-Za-z0-9_]+")
+
+
+def check_object_name(name: str, kind: str) -> None:
+    """Hive's ``MetaStoreUtils.validateName``: database and table names are letters, digits and ``_``.
+
+    The name becomes a directory under the warehouse, so this rule is also what keeps ``../x``, ``/abs``,
+    ``.`` or ``a/b`` from placing (and later dropping) data outside it.
+    """
+    if not _OBJECT_NAME.fullmatch(name):
+        raise CatalogError(f"{name!r} is not a valid {kind} name: use letters, digits and _ only")
+
+
 def normalize_new_table(td: TableDef, *, now: int | None = None) -> TableDef:
     """The definition to store for CREATE TABLE, or CatalogError if Hive would refuse it."""
     db, name = td.db.strip().lower(), td.name.strip().lower()
     if not db or not name:
         raise CatalogError("Database and table names must not be empty")
+    check_object_name(name, "table")
     storage_format = td.storage_format.lower()
     table_type = td.table_type.upper()
     td = dataclasses.replace(td, db=db, name=name)
@@ -124,6 +156,7 @@ def merge_params(td: TableDef, changes: dict[str, str]) -> dict[str, str]:
     """ALTER TABLE SET TBLPROPERTIES: the new full parameter map, or CatalogError."""
     changes = normalize_params(changes)
     merged = {**td.params, **changes}
+    _check_orc_compress(td, changes)
     if td.is_transactional:
         if merged.get(TRANSACTIONAL) != "true":
             raise CatalogError(

@@ -23,7 +23,7 @@ from hiveacid_sql.errors import TxnAbortedError, TxnError, WriteConflictError
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.bootstrap import DEFAULT_DB_LOCATION, ensure_schema
 from hiveacid_sql.txn.catalog import Catalog
-from hiveacid_sql.txn.db import Db, RetryTxn, make_engine
+from hiveacid_sql.txn.db import Db, RetryTxn, make_engine, store_error
 from hiveacid_sql.txn.history import HistoryEntry, WriteRecord, adopted_records, insert_records, read_history
 from hiveacid_sql.txn.locks import LockManager
 from hiveacid_sql.txn.snapshot import Snapshot, TableWriteIds, ValidTxnList
@@ -59,6 +59,9 @@ class TxnStore:
         self._db = Db(make_engine(url, echo=echo))
         try:
             ensure_schema(self._db, default_db_location=default_db_location or DEFAULT_DB_LOCATION)
+        except sa.exc.DBAPIError as exc:
+            self._db.dispose()
+            raise store_error(exc, url) from exc
         except BaseException:
             self._db.dispose()
             raise

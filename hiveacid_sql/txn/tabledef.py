@@ -25,6 +25,12 @@ class Column:
     comment: str | None = None
 
 
+#: The table property naming the ORC codec of the table's files (Hive's and ORC's name).
+ORC_COMPRESS = "orc.compress"
+#: ``orc.compress`` values we write; Hive also knows LZO, which the ORC C++ writer cannot write.
+ORC_COMPRESSIONS = ("none", "zlib", "snappy", "lz4", "zstd")
+
+
 @dataclass(frozen=True)
 class TableDef:
     """Everything the catalog knows about a table.
@@ -76,6 +82,11 @@ class TableDef:
             return int(_param(self.params, "bucketing_version") or "1")
         except ValueError:
             return 1
+
+    @property
+    def orc_compression(self) -> str:
+        """The ``orc.compress`` table property, lower-cased (Hive's default ``ZLIB`` when missing)."""
+        return (_param(self.params, ORC_COMPRESS) or "ZLIB").strip().lower()
 
     @property
     def all_columns(self) -> tuple[Column, ...]:
