@@ -227,3 +227,23 @@ def test_explain_names_legs_partitions_and_versions(acid):
     ]
     current = explain("SELECT * FROM sales WHERE p = 'b'")
     assert "  [p=b] delete deltas: delete_delta_0000002_0000002_0000" in current
+
+
+def test_dry_run_inside_a_transaction_sees_its_writes_and_takes_nothing(employee, warehouse):
+    acid = employee
+    acid.sql("BEGIN")
+    acid.sql("INSERT INTO employee VALUES (8, 'Zed', 100)")  # statement 0 of write id 2
+    txn = acid.current_transaction
+    before = (txn.next_statement_id, listing(warehouse / "employee"))
+    assert rows(acid.sql("UPDATE employee SET salary = 200 WHERE id = 8", dry_run=True)) == [
+        ("update", (2, B, 0), 8, 8, "Zed", "Zed", 100, 200),
+    ]
+    assert (txn.next_statement_id, listing(warehouse / "employee")) == before
+    acid.sql("ROLLBACK")
+    assert acid.store.list_txns()[0]["state"] == "aborted"
+    assert rows(acid.sql("SELECT id FROM employee")) == [(1,), (2,), (3,)]
+    # a plain (non-ACID) target: inserts only, no row ids
+    assert rows(acid.sql("INSERT INTO employee_update VALUES (5, 'Kim', 1)", dry_run=True)) == [
+        ("insert", None, None, 5, None, "Kim", None, 1),
+    ]
+    assert acid.sql("SELECT count(*) FROM employee_update").first()[0] == 2

@@ -87,6 +87,9 @@ def test_versions_of_the_walkthrough_and_its_history(walkthrough, warehouse):
         "SELECT b.id FROM employee VERSION AS OF 2 a RIGHT JOIN employee FOR SYSTEM_VERSION AS OF 3 b "
         "ON a.id = b.id WHERE a.id IS NULL",
     ) == [(4,)]
+    # a version inside a DML statement on the same table (dry run: what would be deleted)
+    dry = acid.sql("DELETE FROM employee WHERE id NOT IN (SELECT id FROM employee VERSION AS OF 1)", dry_run=True)
+    assert [(r.action, r.old_id, r.old_name) for r in dry.collect()] == [("delete", 4, "Mary")]
     assert listing(warehouse / "employee") == before  # reading old versions changes nothing
 
 
@@ -247,3 +250,50 @@ def test_as_of_leaves_out_lower_write_ids_that_committed_later():
     assert as_of(now, 3, "d.t", []).exceptions == ()  # no history: write ids count as committed in order
     with pytest.raises(TimeTravelError, match="Version 6 of d.t does not exist: the latest write id is 5"):
         as_of(now, 6, "d.t", history)
+
+
+def test_versions_survive_minor_compaction_not_major(walkthrough, warehouse):
+    """Minor compaction keeps every write id's rows (filtered row by row), so all versions read the same once
+    the cleaner removed the original deltas; a major compaction's base hides them: older versions refused."""
+    from hiveacid_sql.compactor import Compactor
+
+    acid = walkthrough
+    compactor = Compactor(acid.spark, acid.store)
+    acid.sql("ALTER TABLE employee COMPACT 'minor' AND WAIT")
+    acid._read_leases.release(acid._lease_ids)  # noqa: SLF001 - this test's earlier reads are finished
+    assert compactor.clean() == [1]
+    assert sorted(p.name for p in (warehouse / "employee").iterdir()) == [
+        "delete_delta_0000001_0000003", "delta_0000001_0000003",
+    ]
+    for version, expected in ((1, STEP_1), (2, STEP_2), (3, STEP_3)):
+        assert rows(acid, f"SELECT * FROM employee VERSION AS OF {version} ORDER BY id") == expected
+    acid.sql("ALTER TABLE employee COMPACT 'major' AND WAIT")
+    acid._read_leases.release(acid._lease_ids)  # noqa: SLF001
+    assert compactor.clean() == [2]
+    assert sorted(p.name for p in (warehouse / "employee").iterdir()) == ["base_0000003"]
+    assert rows(acid, "SELECT * FROM employee VERSION AS OF 3 ORDER BY id") == STEP_3
+    with pytest.raises(TimeTravelError, match="rewritten by base_0000003 .*the oldest version available is 3"):
+        acid.sql("SELECT * FROM employee VERSION AS OF 2")
+    assert [h[0] for h in history(acid)] == [3, 2, 1]  # compaction writes no history row
+
+
+def test_one_history_row_per_write_id_of_a_multi_statement_transaction(acid):
+    acid.sql(CREATE)
+    acid.sql(INSERT)
+    acid.sql("BEGIN")
+    acid.sql(UPDATE)
+    acid.sql("DELETE FROM employee WHERE id = 3")
+    acid.sql("INSERT INTO employee VALUES (7, 'Eve', 1)")
+    acid.sql("COMMIT")
+    acid.sql("BEGIN")
+    acid.sql("DELETE FROM employee")
+    acid.sql("ROLLBACK")  # write id 3 aborted: no history, no version
+    got = history(acid)
+    assert [h[:1] + h[3:] for h in got] == [
+        (2, "UPDATE; DELETE; INSERT",
+         f"{UPDATE};\nDELETE FROM employee WHERE id = 3;\nINSERT INTO employee VALUES (7, 'Eve', 1)", 1, 1, 1),
+        (1, "INSERT", INSERT, 3, 0, 0),
+    ]
+    expected = [(1, "Jerry", 5000), (2, "Tom", 7000), (7, "Eve", 1)]
+    assert rows(acid, "SELECT * FROM employee VERSION AS OF 2 ORDER BY id") == expected
+    assert rows(acid, "SELECT * FROM employee VERSION AS OF 3 ORDER BY id") == expected
