@@ -14,6 +14,7 @@ Budget: the default run is derandomized (a fixed seed) and small enough for CI. 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
 import tempfile
 from decimal import Decimal
@@ -84,6 +85,10 @@ class ModelMachine(RuleBasedStateMachine):
         self.log: list[str] = []
 
     def teardown(self) -> None:
+        log = os.environ.get("HIVEACID_MODEL_LOG")  # a long run's progress: one line per finished sequence
+        if log:
+            with open(log, "a", encoding="utf-8") as f:
+                f.write(f"{len(self.log)} statements, tables {sorted(self.tables)}\n")
         self.acid.close()
         self.duck.close()
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -42,3 +42,20 @@ def test_set_with_an_empty_value(acid):
     assert [tuple(r) for r in acid.sql("SET hive.some.key").collect()] == [("hive.some.key=",)]
     acid.sql("SET hive.some.key = x")
     assert [tuple(r) for r in acid.sql("SET hive.some.key").collect()] == [("hive.some.key=x",)]
+
+
+def test_statements_with_a_non_table_where_a_table_belongs(acid):
+    """``DESCRIBE UPDATE t``, ``TRUNCATE VALUES t`` and ``STORED AS ,`` raised AttributeError. Found by fuzzing."""
+    import pytest
+
+    from hiveacid_sql.errors import PlanError
+
+    acid.sql(f"CREATE TABLE employee (id int) {ACID}")
+    for sql, fragment in [
+        ("DESCRIBE UPDATE employee", "Expected a table name, found UPDATE"),
+        ("TRUNCATE VALUES db . t", "Expected a table name, found VALUES"),
+        ("CREATE TABLE e2 (id int) STORED AS , TBLPROPERTIES ('transactional'='true')", "STORED AS needs a format"),
+    ]:
+        with pytest.raises(PlanError, match=fragment):
+            acid.sql(sql)
+    assert acid.catalog.list_tables("default") == ["employee"]

@@ -96,7 +96,9 @@ def create_table(session: Session, tree: exp.Create) -> None:
     sorted_by = False
     for prop in (tree.args.get("properties").expressions if tree.args.get("properties") else []):
         if isinstance(prop, exp.FileFormatProperty):
-            fmt = prop.name.upper() if prop.name else _literal(prop.this).upper()
+            fmt = (prop.name or _literal(prop.this) or "").upper()
+            if not fmt:
+                raise PlanError(f"{where_is(table_node)}STORED AS needs a format (ORC, PARQUET or TEXTFILE)")
             if fmt not in _FORMATS:
                 raise UnsupportedStatementError(f"STORED AS {fmt} is not supported (ORC, PARQUET, TEXTFILE are)")
             storage = _FORMATS[fmt]

@@ -58,7 +58,15 @@ def is_target(table: exp.Table) -> bool:
 
 
 def table_names(table: exp.Table, current_db: str) -> tuple[str, str]:
-    """(db, table) lower-cased, the current database filling in a missing db."""
+    """(db, table) lower-cased, the current database filling in a missing db.
+
+    The parser may put another node where a table name belongs (``DESCRIBE UPDATE t``, ``TRUNCATE VALUES``):
+    that is the user's error, said in one line, not an AttributeError.
+    """
+    if not isinstance(table, exp.Table) or not table.name:
+        found = table.key.upper() if isinstance(table, exp.Expression) else "nothing"
+        raise PlanError(f"{where_is(table) if isinstance(table, exp.Expression) else ''}Expected a table name, "
+                        f"found {found}")
     return (table.db or current_db).lower(), table.name.lower()
 
 
