@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hiveacid_sql.cli.output import render
 from hiveacid_sql.cli.progress import render_stages
@@ -207,6 +209,8 @@ def test_bad_command_lines_exit_2_before_spark_starts(tmp_path):
         (["-e", "SELECT 1", "-f", "x.sql"], "not allowed with argument"),
         (["-e", "SELECT 1", "--outputformat", "xml"], "invalid choice: 'xml'"),
     ]
+    compactor = run_cli(tmp_path, "compactor", "--help")  # dispatched to the compaction service's own options
+    assert compactor.returncode == 0 and compactor.stdout.startswith("usage: hiveacid-sql compactor")
     for args, message in cases:
         proc = run_cli(tmp_path, *args)
         assert (proc.returncode, proc.stdout) == (2, ""), (args, proc.stderr)
@@ -260,6 +264,30 @@ def test_splitter_keeps_semicolons_in_strings_identifiers_and_comments():
     assert split_script("SELECT 'open;").rest.text == "SELECT 'open;"  # unterminated: the parser reports it
     st = split.statements[1]
     assert positioned(st, st.text).splitlines()[2] == "  INSERT INTO t VALUES ('it\\'s;')"
+
+
+_WORD = st.text(alphabet="abcxyz019_ ,()=<>*+-.", min_size=1, max_size=8).filter(lambda w: "--" not in w)
+_STRING = st.text(alphabet="ab;'\"`\n -*/", max_size=6).map(
+    lambda t: "'" + t.replace("\\", "").replace("'", "\\'") + "'")
+_QUOTED_ID = st.text(alphabet="ab;'\" ", max_size=5).map(lambda t: "`" + t.replace("`", "") + "`")
+_COMMENT = st.sampled_from(["-- c; x\n", "/* c; 'x */", "/* multi\n; line */"])
+_PIECES = st.lists(st.one_of(_WORD, _STRING, _QUOTED_ID), min_size=1, max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(statements=st.lists(_PIECES, min_size=1, max_size=5), comments=st.lists(_COMMENT, max_size=3))
+def test_splitter_round_trips_generated_scripts(statements, comments):
+    """Statements made of words, quoted strings and identifiers holding ';', quotes and comment markers,
+    separated by ';' with comments between them, split back into exactly themselves, at their lines."""
+    texts = ["SELECT " + " ".join(pieces).strip() for pieces in statements]
+    script, expected = "", []
+    for i, text in enumerate(texts):
+        script += comments[i % len(comments)] if comments else ""
+        expected.append((text, script.count("\n") + 1))
+        script += text + ";\n"
+    split = split_script(script)
+    assert [(s.text, s.line) for s in split.statements] == expected
+    assert split.rest is None
 
 
 def test_variables_follow_hive_lookup_order_and_refuse_undefined_ones(monkeypatch):
