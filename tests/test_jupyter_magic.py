@@ -105,6 +105,18 @@ def test_config_limit_existing_connection_and_close(shell, acid, warehouse):
     assert magic.connection is None and acid.sql("SELECT 1 AS x").collect()[0].x == 1  # not closed: not ours
 
 
+def test_transactions_and_dry_runs_in_cells(shell, warehouse):
+    shell.run_line_magic("acid", f"--warehouse {warehouse}")
+    cell(shell, f"%%acid\n{CREATE};\nINSERT INTO employee VALUES (1, 'Jerry', 5000), (2, 'Tom', 8000)")
+    cell(shell, "%%acid\nBEGIN;\nDELETE FROM employee;\nROLLBACK")
+    preview = cell(shell, "%acid --dry-run UPDATE employee SET salary = 7000 WHERE id = 2")
+    assert isinstance(preview, QueryResult)
+    change = dict(zip(preview.columns, preview.rows[0], strict=True))
+    assert (change["action"], change["old_salary"], change["new_salary"]) == ("update", 8000, 7000)
+    assert cell(shell, "%acid SELECT id, salary FROM employee ORDER BY id").rows == [(1, 5000), (2, 8000)]
+    assert not list((warehouse / "employee").glob("delete_delta_0000003*"))
+
+
 def test_config_gives_the_connection_its_options(shell, tmp_path):
     target = tmp_path / "configured"
     shell.run_line_magic("config", f"AcidMagic.warehouse = {str(target)!r}")

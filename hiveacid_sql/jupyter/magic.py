@@ -10,6 +10,7 @@ Options come first, then the SQL (on the line, or in the cell):
                            --master, a SparkSession already active in the kernel is used (and left running)
     --connection NAME      use an existing ``hiveacid_sql`` connection from the notebook instead
     --close                close the connection
+    --dry-run              DML statements show the rows they would change (old and new values), commit nothing
 
 Options are parsed by hand rather than by ``magic_arguments``: that splits the whole line shell-style,
 which would eat the quotes of the SQL after the options.
@@ -34,6 +35,7 @@ _OPTIONS = {
     "-o": ("out", True), "--out": ("out", True),
     "--warehouse": ("warehouse", True), "--store-url": ("store_url", True), "--master": ("master", True),
     "--conf": ("conf", True), "--connection": ("connection", True), "--close": ("close", False),
+    "--dry-run": ("dry_run", False),
 }
 _CONNECT = ("warehouse", "store_url", "master", "conf")
 
@@ -180,7 +182,7 @@ class AcidMagic(Magics):
         shown: Any = None
         result: Any = None
         for i, statement in enumerate(statements):
-            result = acid.run_statement(statement)
+            result = acid.run_statement(statement, dry_run=True) if opts.get("dry_run") else acid.run_statement(statement)
             last = i == len(statements) - 1
             if isinstance(result, DmlResult):
                 if last:
