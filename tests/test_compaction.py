@@ -565,3 +565,23 @@ def test_worker_dying_while_building_leaves_nothing_visible_and_the_retry_tidies
     assert compactor.work_one().state == "r"
     assert not stale & {p.split("/")[0] for p in listing(table)}
     assert _with_ids(acid) == WALKTHROUGH_ROWS
+
+
+def test_compaction_stops_below_an_open_write_id_and_the_writer_commits_after(acid, warehouse):
+    acid.sql(f"CREATE TABLE t (id int, v string) {ACID}")
+    acid.sql("INSERT INTO t VALUES (1, 'a')")
+    table = warehouse / "t"
+    txn = acid.store.open_txn("writer", "host")  # a writer in the middle of its statement
+    write_id = acid.store.allocate_write_id(txn, "default", "t")
+    _write_delta(table / f"delta_{write_id:07d}_{write_id:07d}_0000", write_id, [(2, "b")])
+    acid.sql("INSERT INTO t VALUES (3, 'c')")
+    acid.sql("ALTER TABLE t COMPACT 'major' AND WAIT")
+    assert "base_0000001" in _dirs(table)  # write id 3 is above the open 2: not folded in
+    assert sorted(tuple(r) for r in acid.sql("SELECT * FROM t").collect()) == [(1, "a"), (3, "c")]
+    acid.store.add_components(txn, "default", "t", write_id, "i")
+    acid.store.commit_txn(txn)
+    assert sorted(tuple(r) for r in acid.sql("SELECT * FROM t").collect()) == [(1, "a"), (2, "b"), (3, "c")]
+    _release_session_reads(acid)
+    assert Compactor(acid.spark, acid.store).clean() == [1]
+    assert _dirs(table) == ["base_0000001", "delta_0000002_0000002_0000", "delta_0000003_0000003_0000"]
+    assert sorted(tuple(r) for r in acid.sql("SELECT * FROM t").collect()) == [(1, "a"), (2, "b"), (3, "c")]
