@@ -539,3 +539,49 @@ def test_compaction_keeps_every_type_and_files_written_before_add_columns(acid):
     assert _with_ids(acid, "ty") == before
     one = [r for r in before if r[3] == 1][0]
     assert str(one[4]) == "12.34" and one[7] == "abcde" and one[8] == "x  " and one[-1] == "upd"
+
+
+def test_worker_dying_while_building_leaves_nothing_visible_and_the_retry_tidies_up(acid, warehouse, monkeypatch):
+    _after_merge(acid)
+    table = warehouse / "employee"
+    before = listing(table)
+    compactor = Compactor(acid.spark, acid.store, {"hive.compactor.worker.timeout": "0"})
+    real_job = Compactor._run_job
+
+    def dies_while_writing(self, table_def, fs, root, build, plan, write_ids):
+        fs.create_dir(f"{build}/{plan.insert_dir}", recursive=True)
+        with fs.open_output_stream(f"{build}/{plan.insert_dir}/bucket_00000") as out:
+            out.write(b"half a file")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Compactor, "_run_job", dies_while_writing)
+    _queue(acid).enqueue("default", "employee", None, "major")
+    with pytest.raises(KeyboardInterrupt):
+        compactor.work_one()
+    stale = {p.split("/")[0] for p in listing(table) if p.startswith("_tmp_")}
+    assert len(stale) == 1 and [p for p in listing(table) if not p.startswith("_tmp_")] == before
+    assert _with_ids(acid) == WALKTHROUGH_ROWS
+    monkeypatch.setattr(Compactor, "_run_job", real_job)
+    assert compactor.work_one().state == "r"
+    assert not stale & {p.split("/")[0] for p in listing(table)}
+    assert _with_ids(acid) == WALKTHROUGH_ROWS
+
+
+def test_compaction_stops_below_an_open_write_id_and_the_writer_commits_after(acid, warehouse):
+    acid.sql(f"CREATE TABLE t (id int, v string) {ACID}")
+    acid.sql("INSERT INTO t VALUES (1, 'a')")
+    table = warehouse / "t"
+    txn = acid.store.open_txn("writer", "host")  # a writer in the middle of its statement
+    write_id = acid.store.allocate_write_id(txn, "default", "t")
+    _write_delta(table / f"delta_{write_id:07d}_{write_id:07d}_0000", write_id, [(2, "b")])
+    acid.sql("INSERT INTO t VALUES (3, 'c')")
+    acid.sql("ALTER TABLE t COMPACT 'major' AND WAIT")
+    assert "base_0000001" in _dirs(table)  # write id 3 is above the open 2: not folded in
+    assert sorted(tuple(r) for r in acid.sql("SELECT * FROM t").collect()) == [(1, "a"), (3, "c")]
+    acid.store.add_components(txn, "default", "t", write_id, "i")
+    acid.store.commit_txn(txn)
+    assert sorted(tuple(r) for r in acid.sql("SELECT * FROM t").collect()) == [(1, "a"), (2, "b"), (3, "c")]
+    _release_session_reads(acid)
+    assert Compactor(acid.spark, acid.store).clean() == [1]
+    assert _dirs(table) == ["base_0000001", "delta_0000002_0000002_0000", "delta_0000003_0000003_0000"]
+    assert sorted(tuple(r) for r in acid.sql("SELECT * FROM t").collect()) == [(1, "a"), (2, "b"), (3, "c")]
