@@ -17,6 +17,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from benchmarks import contents
 from benchmarks.data import TABLE, DataSet
+from benchmarks.scenarios.base import OURS, Contender
 
 
 class AcidTable:
@@ -90,3 +91,33 @@ def clear(path: Path) -> None:
     """Remove a peer's previous output (untimed, before each run)."""
     if path.exists():
         shutil.rmtree(path)
+
+
+def ours(acid: AcidTable, data: DataSet, state: str, run: Callable[[], object], *, exact: bool) -> Contender:
+    """Our contender: every run starts from table state ``state``, restored under a fresh connection."""
+    return Contender(
+        OURS,
+        run=run,
+        prepare=lambda: acid.reopen(lambda: data.restore(state, "acid")),
+        contents=lambda: acid.contents(exact=exact),
+    )
+
+
+def delta_rs(delta: DeltaTable, data: DataSet, state: str, run: Callable[[], object], *, exact: bool) -> Contender:
+    """The delta-rs contender: every run starts from the delta table of ``state``."""
+    return Contender(
+        "delta-rs",
+        run=run,
+        prepare=lambda: data.restore(state, "delta"),
+        contents=lambda: delta.contents(exact=exact),
+    )
+
+
+def plain_rewrite(spark: SparkSession, data: DataSet, run: Callable[[], object], *, exact: bool) -> Contender:
+    """The plain-Spark contender: ``run`` writes the whole changed table to ``data.plain_out``."""
+    return Contender(
+        "spark-rewrite",
+        run=run,
+        prepare=lambda: clear(data.plain_out),
+        contents=lambda: contents.of_spark(spark.read.orc(str(data.plain_out)), exact=exact),
+    )

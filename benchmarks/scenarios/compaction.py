@@ -9,11 +9,10 @@ produced independently of our reader) and write them all out again. Both end wit
 
 from __future__ import annotations
 
-from benchmarks import contents
-from benchmarks.data import TABLE, ensure_base
-from benchmarks.scenarios.base import OURS, Contender, Scenario, register
-from benchmarks.scenarios.common import AcidTable, clear, spark_rewrite
-from benchmarks.scenarios.scan import STATE, statements
+from benchmarks.data import TABLE
+from benchmarks.scenarios.base import Contender, Scenario, register
+from benchmarks.scenarios.common import AcidTable, ours, plain_rewrite, spark_rewrite
+from benchmarks.scenarios.scan import STATE, ensure_after_dml
 
 
 @register
@@ -22,23 +21,8 @@ class MajorCompaction(Scenario):
     title = "5. Major compaction after 10 DML statements"
 
     def setup(self) -> None:
-        spark, data = self.ctx.spark, self.ctx.data
-        ensure_base(spark, data)
-        self.acid = AcidTable(spark, data)
-
-        def build() -> None:
-            self.acid.reopen()
-            for text in statements():
-                self.acid.sql(text)
-            self.acid.close()
-
-        data.ensure_state(STATE, build, after="base")
-        self.live_source = data.root / "plain_live"
-        if not (self.live_source / "_BENCH_COMPLETE").is_file():
-            from benchmarks.scenarios.scan import live_rows
-
-            live_rows(spark.read.orc(str(data.plain))).write.mode("overwrite").orc(str(self.live_source))
-            (self.live_source / "_BENCH_COMPLETE").write_text("{}")
+        self.acid = AcidTable(self.ctx.spark, self.ctx.data)
+        self.live_source = ensure_after_dml(self.ctx.spark, self.ctx.data, self.acid)
 
     def run_ours(self) -> None:
         (row,) = self.acid.sql(f"ALTER TABLE {TABLE} COMPACT 'major' AND WAIT").collect()
@@ -52,18 +36,8 @@ class MajorCompaction(Scenario):
     def contenders(self) -> list[Contender]:
         data, spark, exact = self.ctx.data, self.ctx.spark, self.ctx.exact
         return [
-            Contender(
-                OURS,
-                run=self.run_ours,
-                prepare=lambda: self.acid.reopen(lambda: data.restore(STATE, "acid")),
-                contents=lambda: self.acid.contents(exact=exact),
-            ),
-            Contender(
-                "spark-rewrite",
-                run=lambda: spark_rewrite(spark, self.live_source, data.plain_out, lambda df: df),
-                prepare=lambda: clear(data.plain_out),
-                contents=lambda: contents.of_spark(spark.read.orc(str(data.plain_out)), exact=exact),
-            ),
+            ours(self.acid, data, STATE, self.run_ours, exact=exact),
+            plain_rewrite(spark, data, lambda: spark_rewrite(spark, self.live_source, data.plain_out, lambda df: df), exact=exact),
         ]
 
     def close(self) -> None:

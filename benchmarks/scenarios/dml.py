@@ -9,10 +9,16 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from benchmarks import contents
 from benchmarks.data import TABLE, ensure_base
-from benchmarks.scenarios.base import OURS, Contender, Scenario, register
-from benchmarks.scenarios.common import AcidTable, DeltaTable, clear, spark_rewrite
+from benchmarks.scenarios.base import Contender, Scenario, register
+from benchmarks.scenarios.common import (
+    AcidTable,
+    DeltaTable,
+    delta_rs,
+    ours,
+    plain_rewrite,
+    spark_rewrite,
+)
 
 
 class _BaseDml(Scenario):
@@ -40,24 +46,9 @@ class _BaseDml(Scenario):
     def contenders(self) -> list[Contender]:
         data, spark, exact = self.ctx.data, self.ctx.spark, self.ctx.exact
         return [
-            Contender(
-                OURS,
-                run=self.run_ours,
-                prepare=lambda: self.acid.reopen(lambda: data.restore("base", "acid")),
-                contents=lambda: self.acid.contents(exact=exact),
-            ),
-            Contender(
-                "delta-rs",
-                run=self.run_delta,
-                prepare=lambda: data.restore("base", "delta"),
-                contents=lambda: self.delta.contents(exact=exact),
-            ),
-            Contender(
-                "spark-rewrite",
-                run=lambda: spark_rewrite(spark, data.plain, data.plain_out, self.change),
-                prepare=lambda: clear(data.plain_out),
-                contents=lambda: contents.of_spark(spark.read.orc(str(data.plain_out)), exact=exact),
-            ),
+            ours(self.acid, data, "base", self.run_ours, exact=exact),
+            delta_rs(self.delta, data, "base", self.run_delta, exact=exact),
+            plain_rewrite(spark, data, lambda: spark_rewrite(spark, data.plain, data.plain_out, self.change), exact=exact),
         ]
 
     def close(self) -> None:

@@ -16,10 +16,9 @@ import pyarrow.dataset as ds
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from benchmarks import contents
 from benchmarks.data import COLUMNS_DDL, TABLE, DataSet, ensure_base
-from benchmarks.scenarios.base import OURS, Contender, Scenario, register
-from benchmarks.scenarios.common import AcidTable, DeltaTable, clear
+from benchmarks.scenarios.base import Contender, Scenario, register
+from benchmarks.scenarios.common import AcidTable, DeltaTable, delta_rs, ours, plain_rewrite
 
 STATE = "merge_ready"
 SOURCE_TABLE = "merge_source"
@@ -113,24 +112,9 @@ class MergeOnePercent(Scenario):
     def contenders(self) -> list[Contender]:
         data, spark, exact = self.ctx.data, self.ctx.spark, self.ctx.exact
         return [
-            Contender(
-                OURS,
-                run=self.run_ours,
-                prepare=lambda: self.acid.reopen(lambda: data.restore(STATE, "acid")),
-                contents=lambda: self.acid.contents(exact=exact),
-            ),
-            Contender(
-                "delta-rs",
-                run=self.run_delta,
-                prepare=lambda: data.restore(STATE, "delta"),
-                contents=lambda: self.delta.contents(exact=exact),
-            ),
-            Contender(
-                "spark-rewrite",
-                run=self.run_spark,
-                prepare=lambda: clear(data.plain_out),
-                contents=lambda: contents.of_spark(spark.read.orc(str(data.plain_out)), exact=exact),
-            ),
+            ours(self.acid, data, STATE, self.run_ours, exact=exact),
+            delta_rs(self.delta, data, STATE, self.run_delta, exact=exact),
+            plain_rewrite(spark, data, self.run_spark, exact=exact),
         ]
 
     def close(self) -> None:

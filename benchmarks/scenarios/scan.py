@@ -10,11 +10,12 @@ checking equal is a real check of our scan. Nothing is changed by a run, so noth
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from benchmarks.data import TABLE, ensure_base
+from benchmarks.data import TABLE, DataSet, ensure_base
 from benchmarks.scenarios.base import OURS, Contender, Scenario, register
 from benchmarks.scenarios.common import AcidTable
 
@@ -41,6 +42,26 @@ def live_rows(df: DataFrame) -> DataFrame:
     return df.withColumn("salary", updated).where(~deleted)
 
 
+def ensure_after_dml(spark: SparkSession, data: DataSet, acid: AcidTable) -> Path:
+    """The state after the 10 statements (frozen as :data:`STATE`, built once per size) and the same live
+    rows as plain ORC in ``plain_live/``, produced from the plain rows by :func:`live_rows`; returns that path."""
+    ensure_base(spark, data)
+
+    def build() -> None:
+        acid.reopen()
+        for text in statements():
+            acid.sql(text)
+        acid.close()
+
+    data.ensure_state(STATE, build, after="base")
+    plain_live = data.root / "plain_live"
+    marker = plain_live / "_BENCH_COMPLETE"
+    if not marker.is_file():
+        live_rows(spark.read.orc(str(data.plain))).write.mode("overwrite").orc(str(plain_live))
+        marker.write_text(json.dumps({"rows": data.rows}))
+    return plain_live
+
+
 @register
 class ScanAfterDml(Scenario):
     name = "scan_after_dml"
@@ -48,21 +69,8 @@ class ScanAfterDml(Scenario):
 
     def setup(self) -> None:
         spark, data = self.ctx.spark, self.ctx.data
-        ensure_base(spark, data)
         self.acid = AcidTable(spark, data)
-
-        def build() -> None:
-            self.acid.reopen()
-            for text in statements():
-                self.acid.sql(text)
-            self.acid.close()
-
-        data.ensure_state(STATE, build, after="base")
-        self.plain_live = data.root / "plain_live"
-        marker = self.plain_live / "_BENCH_COMPLETE"
-        if not marker.is_file():
-            live_rows(spark.read.orc(str(data.plain))).write.mode("overwrite").orc(str(self.plain_live))
-            marker.write_text(json.dumps({"rows": data.rows}))
+        self.plain_live = ensure_after_dml(spark, data, self.acid)
         self.acid.reopen(lambda: data.restore(STATE, "acid"))
         spark.read.orc(str(self.plain_live)).createOrReplaceTempView(PLAIN_VIEW)
         self.answers: dict[str, dict] = {}

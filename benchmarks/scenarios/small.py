@@ -11,8 +11,8 @@ import pyarrow as pa
 
 from benchmarks.contents import SCHEMA
 from benchmarks.data import TABLE, ensure_base
-from benchmarks.scenarios.base import OURS, Contender, Scenario, register
-from benchmarks.scenarios.common import AcidTable, DeltaTable
+from benchmarks.scenarios.base import Contender, Scenario, register
+from benchmarks.scenarios.common import AcidTable, DeltaTable, delta_rs, ours
 
 SMALL_ROWS = 1_000
 
@@ -34,19 +34,9 @@ class _Small(Scenario):
     def contenders(self) -> list[Contender]:
         data, spark, exact = self.ctx.data, self.ctx.spark, self.ctx.exact
         return [
-            Contender(
-                OURS,
-                run=self.run_ours,
-                prepare=lambda: self.acid.reopen(lambda: data.restore("base", "acid")),
-                contents=lambda: self.acid.contents(exact=exact),
-            ),
+            ours(self.acid, data, "base", self.run_ours, exact=exact),
             Contender("spark-range-count", run=lambda: spark.range(1).count()),
-            Contender(
-                "delta-rs",
-                run=self.run_delta,
-                prepare=lambda: data.restore("base", "delta"),
-                contents=lambda: self.delta.contents(exact=exact),
-            ),
+            delta_rs(self.delta, data, "base", self.run_delta, exact=exact),
         ]
 
     def close(self) -> None:
