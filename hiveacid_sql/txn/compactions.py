@@ -28,7 +28,7 @@ from sqlalchemy.engine import Connection
 
 from hiveacid_sql.errors import TxnError
 from hiveacid_sql.txn import schema as s
-from hiveacid_sql.txn.db import Db, RetryTxn
+from hiveacid_sql.txn.db import Db, RetryTxn, next_counter, peek_counter
 
 INITIATED, WORKING, READY_FOR_CLEANING = "i", "w", "r"
 FAILED, SUCCEEDED, ATTEMPTED = "f", "s", "a"
@@ -115,23 +115,6 @@ def _info(row: Any, prefix: str) -> CompactionInfo:
     )
 
 
-def _next_counter(conn: Connection, column: sa.Column) -> int:
-    """Read-and-bump a counter row under its row lock, creating it (value 1) in a store that lacks it."""
-    value = conn.execute(sa.select(column).with_for_update()).scalar()
-    if value is None:
-        conn.execute(sa.insert(column.table).values({column.name: 2}))
-        return 1
-    bumped = conn.execute(sa.update(column.table).where(column == value).values({column.name: value + 1}))
-    if bumped.rowcount != 1:
-        raise RetryTxn(f"{column.table.name} changed concurrently")
-    return int(value)
-
-
-def _peek(conn: Connection, column: sa.Column) -> int:
-    value = conn.execute(sa.select(column)).scalar()
-    return int(value) if value is not None else 1
-
-
 class CompactionQueue:
     """The queue, the history and the cleaner's safety test, over one store's database."""
 
@@ -160,7 +143,7 @@ class CompactionQueue:
             existing = conn.execute(sa.select(q.CQ_ID).where(*where).order_by(q.CQ_ID)).scalar()
             if existing is not None:
                 return int(existing), False
-            cq_id = _next_counter(conn, s.NEXT_COMPACTION_QUEUE_ID.c.NCQ_NEXT)
+            cq_id = next_counter(conn, s.NEXT_COMPACTION_QUEUE_ID.c.NCQ_NEXT)
             conn.execute(
                 sa.insert(s.COMPACTION_QUEUE).values(
                     CQ_ID=cq_id,
@@ -182,7 +165,7 @@ class CompactionQueue:
         """A request the initiator gave up on before queueing: straight into the history as 'a' (attempted)."""
 
         def run(conn: Connection) -> int:
-            cq_id = _next_counter(conn, s.NEXT_COMPACTION_QUEUE_ID.c.NCQ_NEXT)
+            cq_id = next_counter(conn, s.NEXT_COMPACTION_QUEUE_ID.c.NCQ_NEXT)
             t = now_ms()
             conn.execute(
                 sa.insert(s.COMPLETED_COMPACTIONS).values(
@@ -245,8 +228,8 @@ class CompactionQueue:
                 raise TxnError(f"Compaction {cq_id} is not working")
             info = _meta(row.CQ_META_INFO)
             info.update(meta)
-            info["next_txn_id"] = _peek(conn, s.NEXT_TXN_ID.c.NTXN_NEXT)
-            info["next_lease_id"] = _peek(conn, s.HIVEACID_NEXT_READ_LEASE_ID.c.NRL_NEXT)
+            info["next_txn_id"] = peek_counter(conn, s.NEXT_TXN_ID.c.NTXN_NEXT)
+            info["next_lease_id"] = peek_counter(conn, s.HIVEACID_NEXT_READ_LEASE_ID.c.NRL_NEXT)
             info["compacted_time"] = now_ms()
             conn.execute(
                 sa.update(s.COMPACTION_QUEUE)
@@ -428,7 +411,7 @@ class ReadLeases:
             start = now_ms()
             ids = []
             for db, table in keys:
-                lease_id = _next_counter(conn, s.HIVEACID_NEXT_READ_LEASE_ID.c.NRL_NEXT)
+                lease_id = next_counter(conn, s.HIVEACID_NEXT_READ_LEASE_ID.c.NRL_NEXT)
                 conn.execute(
                     sa.insert(s.HIVEACID_READ_LEASES).values(
                         RL_ID=lease_id, RL_DATABASE=db, RL_TABLE=table, RL_TXNID=txn_id, RL_STARTED=start,

@@ -42,6 +42,26 @@ class RetryTxn(Exception):  # noqa: N818 - a control-flow signal, not an error t
     """Raised inside a write transaction to roll it back and run it again (e.g. lost insert race)."""
 
 
+def next_counter(conn: Connection, column: sa.Column) -> int:
+    """Read-and-bump a single-row counter (NEXT_TXN_ID, NEXT_COMPACTION_QUEUE_ID, ...) under its row lock.
+
+    A counter row a store lacks (a table added by a newer schema to an older store) starts at 1."""
+    value = conn.execute(sa.select(column).with_for_update()).scalar()
+    if value is None:
+        conn.execute(sa.insert(column.table).values({column.name: 2}))
+        return 1
+    bumped = conn.execute(sa.update(column.table).where(column == value).values({column.name: value + 1}))
+    if bumped.rowcount != 1:  # somebody moved it although we held the lock: start over
+        raise RetryTxn(f"{column.table.name} changed concurrently")
+    return int(value)
+
+
+def peek_counter(conn: Connection, column: sa.Column) -> int:
+    """The value a counter would hand out next (1 for a missing counter row), without taking it."""
+    value = conn.execute(sa.select(column)).scalar()
+    return int(value) if value is not None else 1
+
+
 def _setup_sqlite(engine: Engine) -> None:
     """WAL, busy timeout, foreign keys, and explicit BEGIN [IMMEDIATE] (pysqlite recipe)."""
 

@@ -23,7 +23,7 @@ from hiveacid_sql.errors import TxnAbortedError, TxnError, WriteConflictError
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.bootstrap import DEFAULT_DB_LOCATION, ensure_schema
 from hiveacid_sql.txn.catalog import Catalog
-from hiveacid_sql.txn.db import Db, RetryTxn, make_engine, store_error
+from hiveacid_sql.txn.db import Db, RetryTxn, make_engine, next_counter, peek_counter, store_error
 from hiveacid_sql.txn.history import HistoryEntry, WriteRecord, adopted_records, insert_records, read_history
 from hiveacid_sql.txn.locks import LockManager
 from hiveacid_sql.txn.snapshot import Snapshot, TableWriteIds, ValidTxnList
@@ -96,7 +96,7 @@ class TxnStore:
         """Open a transaction (TXNS row in state 'o') and return its id."""
 
         def run(conn: Connection) -> int:
-            txn_id = _next_id(conn, s.NEXT_TXN_ID.c.NTXN_NEXT)
+            txn_id = next_counter(conn, s.NEXT_TXN_ID.c.NTXN_NEXT)
             now = _now_ms()
             conn.execute(
                 sa.insert(s.TXNS).values(
@@ -321,7 +321,7 @@ class TxnStore:
                 conn.execute(sa.delete(s.HIVE_LOCKS).where(hl.HL_TXNID.in_(stale)))
             conn.execute(sa.delete(s.HIVE_LOCKS).where(hl.HL_TXNID == 0, hl.HL_LAST_HEARTBEAT < cutoff))
             min_open = conn.execute(sa.select(sa.func.min(txns.TXN_ID)).where(txns.TXN_STATE == OPEN)).scalar()
-            horizon = min_open if min_open is not None else _peek_next(conn, s.NEXT_TXN_ID.c.NTXN_NEXT)
+            horizon = min_open if min_open is not None else peek_counter(conn, s.NEXT_TXN_ID.c.NTXN_NEXT)
             conn.execute(sa.delete(s.WRITE_SET).where(ws.WS_COMMIT_ID < horizon))
             return stale
 
@@ -333,7 +333,7 @@ class TxnStore:
             state = conn.execute(sa.select(s.TXNS.c.TXN_STATE).where(s.TXNS.c.TXN_ID == txn_id)).scalar()
             if state is not None:
                 return _STATE_NAMES[state]
-            if 0 < txn_id < _peek_next(conn, s.NEXT_TXN_ID.c.NTXN_NEXT):
+            if 0 < txn_id < peek_counter(conn, s.NEXT_TXN_ID.c.NTXN_NEXT):
                 return "committed"
         raise TxnError(f"No such transaction {_txn(txn_id)}")
 
@@ -452,19 +452,6 @@ class TxnStore:
 
 
 # ---------------------------------------------------------------------- helpers (one conn each)
-def _peek_next(conn: Connection, column: sa.Column) -> int:
-    return int(conn.execute(sa.select(column)).scalar_one())
-
-
-def _next_id(conn: Connection, column: sa.Column) -> int:
-    """Read-and-bump a single-row counter (NEXT_TXN_ID, NEXT_LOCK_ID, ...) under its row lock."""
-    value = int(conn.execute(sa.select(column).with_for_update()).scalar_one())
-    bumped = conn.execute(sa.update(column.table).where(column == value).values({column.name: value + 1}))
-    if bumped.rowcount != 1:  # somebody moved it although we held the lock: start over
-        raise RetryTxn(f"{column.table.name} changed concurrently")
-    return value
-
-
 def _insert_counter(conn: Connection, db: str, table: str, next_value: int) -> None:
     try:
         conn.execute(sa.insert(s.NEXT_WRITE_ID).values(NWI_DATABASE=db, NWI_TABLE=table, NWI_NEXT=next_value))
@@ -491,7 +478,7 @@ def _state_error(conn: Connection, txn_id: int) -> TxnError:
         return TxnAbortedError(f"Transaction {_txn(txn_id)} already aborted")
     if state == OPEN:
         return TxnError(f"Transaction {_txn(txn_id)} changed state concurrently")
-    if 0 < txn_id < _peek_next(conn, s.NEXT_TXN_ID.c.NTXN_NEXT):
+    if 0 < txn_id < peek_counter(conn, s.NEXT_TXN_ID.c.NTXN_NEXT):
         return TxnError(f"Transaction {_txn(txn_id)} is already committed")
     return TxnError(f"No such transaction {_txn(txn_id)}")
 
@@ -548,7 +535,7 @@ def _record_write_set(conn: Connection, txn_id: int, comps: Sequence[Any], seen:
 
 
 def _valid_txns(conn: Connection, own: int | None) -> ValidTxnList:
-    hwm = _peek_next(conn, s.NEXT_TXN_ID.c.NTXN_NEXT) - 1
+    hwm = peek_counter(conn, s.NEXT_TXN_ID.c.NTXN_NEXT) - 1
     txns = s.TXNS.c
     rows = conn.execute(
         sa.select(txns.TXN_ID, txns.TXN_STATE).where(txns.TXN_ID <= hwm).order_by(txns.TXN_ID)
