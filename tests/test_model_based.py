@@ -157,6 +157,10 @@ class ModelMachine(RuleBasedStateMachine):
         del self.tables[name]
         self._create(data.draw(m.table_schema(name), label=name))
 
+    # Compaction hook: when ALTER TABLE .. COMPACT lands, add a rule that runs it (and the cleaner) on
+    # hiveacid-sql only, leaving DuckDB alone; ``same_contents`` then proves compaction changes no result,
+    # and compaction-specific file rules go to ``acid_invariants.RULES`` (or ``extra_rules`` below).
+
     # -- checks after every step -------------------------------------------------------------------
     @invariant()
     def same_contents(self) -> None:
