@@ -42,8 +42,8 @@ import hiveacid_sql
 CI_SETTINGS = settings(
     derandomize=True,
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
-    max_examples=3,
-    stateful_step_count=10,
+    max_examples=5,
+    stateful_step_count=14,
     deadline=None,
     suppress_health_check=list(HealthCheck),
     print_blob=True,
