@@ -63,7 +63,7 @@ def table_names(table: exp.Table, current_db: str) -> tuple[str, str]:
     The parser may put another node where a table name belongs (``DESCRIBE UPDATE t``, ``TRUNCATE VALUES``):
     that is the user's error, said in one line, not an AttributeError.
     """
-    if not isinstance(table, exp.Table) or not table.name:
+    if not isinstance(table, exp.Table):
         found = table.key.upper() if isinstance(table, exp.Expression) else "nothing"
         raise PlanError(f"{where_is(table) if isinstance(table, exp.Expression) else ''}Expected a table name, "
                         f"found {found}")
