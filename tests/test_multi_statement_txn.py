@@ -228,3 +228,17 @@ def test_heartbeats_keep_an_open_transaction_alive_and_time_outs_abort_silent_on
     acid.commit()
     assert rows(other) == [(1, "a")]
     assert other.store.txn_state(silent) == "aborted"
+
+
+def test_commit_of_a_transaction_timed_out_meanwhile_fails_and_removes_its_files(acid, other, warehouse):
+    acid.sql(CREATE)
+    acid.begin()
+    r = acid.sql("INSERT INTO t VALUES (1, 'a')")
+    assert listing(warehouse / "t") != []
+    far_future = int(time.time() * 1000) + 3_600_000
+    assert other.store.abort_timed_out(300, now_ms=far_future) == [r.txn_id]
+    with pytest.raises(TxnAbortedError, match=rf"Transaction manager has aborted the transaction txnid:{r.txn_id}\."
+                                              rf"  Reason: Transaction txnid:{r.txn_id} already aborted"):
+        acid.commit()
+    assert not acid.in_transaction
+    assert listing(warehouse / "t") == [] and rows(other) == []

@@ -158,12 +158,12 @@ class Session:
         self._txn = None
         try:
             txn.commit()
-        except TxnAbortedError as exc:
-            raise TxnAbortedError(
-                f"Transaction manager has aborted the transaction txnid:{txn.txn_id}.  Reason: {exc}"
-            ) from exc
-        except BaseException:
-            txn.abort()
+        except BaseException as exc:
+            txn.abort()  # removes its files (a no-op if the commit already ended it)
+            if isinstance(exc, TxnAbortedError):  # a write conflict, or timed out / aborted meanwhile
+                raise TxnAbortedError(
+                    f"Transaction manager has aborted the transaction txnid:{txn.txn_id}.  Reason: {exc}"
+                ) from exc
             raise
 
     def rollback(self) -> None:

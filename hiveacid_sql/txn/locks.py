@@ -26,7 +26,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from hiveacid_sql.errors import TxnError
+from hiveacid_sql.errors import LockError, TxnAbortedError, TxnError
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.db import Db
 
@@ -227,8 +227,6 @@ class LockManager:
         if response.acquired:
             return response.lock_id
         self.unlock(response.lock_id)
-        from hiveacid_sql.errors import LockError
-
         wanted = "; ".join(c.describe() for c in components)
         blocker = _lock_text(response.blocker) if response.blocker else "another lock"
         raise LockError(
@@ -276,8 +274,6 @@ class LockManager:
 def _require_open(conn: Connection, txn_id: int) -> None:
     state = conn.execute(sa.select(s.TXNS.c.TXN_STATE).where(s.TXNS.c.TXN_ID == txn_id)).scalar()
     if state != "o":
-        from hiveacid_sql.errors import TxnAbortedError
-
         if state == "a":
             raise TxnAbortedError(f"Transaction txnid:{txn_id} already aborted")
         raise TxnError(f"Transaction txnid:{txn_id} is not open")
