@@ -12,8 +12,7 @@ import dataclasses
 import itertools
 import re
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
@@ -120,7 +119,7 @@ def _expand_stars(tree: exp.Expression, columns_of: dict[str, list[str]]) -> Non
 
 
 class Binder:
-    """Registers snapshot views for one statement and renders it for Spark."""
+    """Registers snapshot views for one statement and renders it for Spark; ``with`` drops the views."""
 
     def __init__(
         self,
@@ -240,22 +239,12 @@ class Binder:
             self.spark.catalog.dropTempView(view)
         self._views.clear()
 
+    def __enter__(self) -> Binder:
+        return self
 
-@contextmanager
-def bound(
-    spark: SparkSession,
-    snapshot: Snapshot,
-    current_db: str,
-    partitions_of: PartitionLister,
-    partition_write_ids: PartitionWriteIds | None = None,
-    history_of: HistoryOf | None = None,
-) -> Iterator[Binder]:
-    """A binder whose views are dropped when the block ends."""
-    binder = Binder(spark, snapshot, current_db, partitions_of, partition_write_ids, history_of)
-    try:
-        yield binder
-    finally:
-        binder.close()
+    def __exit__(self, *exc: object) -> None:
+        """Views are dropped when the statement's block ends (the DataFrames keep their plans)."""
+        self.close()
 
 
 _SPARK_POSITION = re.compile(r";?\s*line \d+ pos \d+;?\s*$")

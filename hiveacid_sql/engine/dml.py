@@ -20,7 +20,7 @@ from pyspark.sql import functions as F
 
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
-from hiveacid_sql.engine.binder import bound, spark_error
+from hiveacid_sql.engine.binder import spark_error
 from hiveacid_sql.engine.merge import MergeCounts, MergeRunner
 from hiveacid_sql.engine.plain import write_plain
 from hiveacid_sql.engine.transaction import Transaction
@@ -152,10 +152,7 @@ class DmlRunner:
         if isinstance(plan, TruncatePlan):
             return self._truncate(plan, txn, sink, fs, stmt), write_id
         session = self.session
-        with bound(
-            session.spark, snapshot, session.current_db, session.catalog.list_partitions,
-            session.catalog.partition_write_ids, session.store.table_history,
-        ) as binder:
+        with session.bound(snapshot) as binder:
             if isinstance(plan, InsertPlan):
                 rows = shape_rows(binder.run(plan.source, plan.reads), target, plan.column_order, plan.static_partitions)
                 static = self._static_part_dir(plan) if self._all_static(plan) else None
@@ -258,10 +255,7 @@ class DmlRunner:
         )
         snapshot = session.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
         try:
-            with bound(
-                session.spark, snapshot, session.current_db, session.catalog.list_partitions,
-                session.catalog.partition_write_ids, session.store.table_history,
-            ) as binder:
+            with session.bound(snapshot) as binder:
                 rows = shape_rows(binder.run(plan.source, plan.reads), plan.target, plan.column_order, ())
                 rows = rows.cache()
                 count = rows.count()

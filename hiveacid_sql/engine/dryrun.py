@@ -21,7 +21,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from sqlglot import exp
 
-from hiveacid_sql.engine.binder import Binder, bound
+from hiveacid_sql.engine.binder import Binder
 from hiveacid_sql.engine.dml import new_part_dir
 from hiveacid_sql.engine.plain import read_plain
 from hiveacid_sql.exec.scan import ROW_ID
@@ -140,10 +140,7 @@ def _merge(session: Session, binder: Binder, plan: MergePlan) -> DataFrame:
 def dry_run_frame(session: Session, plan: DmlPlan, snapshot: Snapshot) -> DataFrame:
     """The rows ``plan`` would change at ``snapshot`` (see the module notes for the columns)."""
     target = plan.target
-    with bound(
-        session.spark, snapshot, session.current_db, session.catalog.list_partitions,
-        session.catalog.partition_write_ids, session.store.table_history,
-    ) as binder, hive_value_semantics(session.spark):
+    with session.bound(snapshot) as binder, hive_value_semantics(session.spark):
         if isinstance(plan, InsertPlan):
             return _insert(session, binder, plan)
         if isinstance(plan, TruncatePlan):

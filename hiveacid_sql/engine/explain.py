@@ -12,7 +12,7 @@ from pyspark.sql import DataFrame
 from sqlglot import exp
 
 from hiveacid_sql.acid.names import base_dir_name, delete_delta_dir_name, delta_dir_name
-from hiveacid_sql.engine.binder import acid_files, bound, write_id_list
+from hiveacid_sql.engine.binder import acid_files, write_id_list
 from hiveacid_sql.errors import UnsupportedStatementError
 from hiveacid_sql.exec.pruning import pruned_buckets
 from hiveacid_sql.exec.scan import ScanFiles
@@ -88,7 +88,7 @@ def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str
     elif target is not None:
         lines.append(f"Write plain table {target.qualified_name} at {target.location}")
     if extended and isinstance(plan, QueryPlan):
-        with bound(session.spark, snapshot, session.current_db, session.catalog.list_partitions) as binder:
+        with session.bound(snapshot) as binder:
             lines.append("Spark SQL: " + binder.render(plan.query, plan.reads))
     return lines
 

@@ -21,7 +21,7 @@ from sqlglot import exp
 
 from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.engine import compaction, ddl, show, txn_statements
-from hiveacid_sql.engine.binder import bound
+from hiveacid_sql.engine.binder import Binder
 from hiveacid_sql.engine.dml import DmlRunner
 from hiveacid_sql.engine.dryrun import dry_run_frame
 from hiveacid_sql.engine.explain import explain
@@ -326,19 +326,21 @@ class Session:
     def _query_in_snapshot(self, plan) -> DataFrame:
         if self._txn is None:  # auto-commit reads take no locks: a snapshot of files needs none
             snapshot = self.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
-            with bound(
-                self.spark, snapshot, self.current_db, self.catalog.list_partitions,
-                self.catalog.partition_write_ids, self.store.table_history,
-            ) as binder:
+            with self.bound(snapshot) as binder:
                 return binder.run(plan.query, plan.reads)
         with self.transaction() as txn:
             self.lock_statement(txn, plan)
             snapshot = txn.snapshot(plan.reads.tables)
-            with bound(
-                self.spark, snapshot, self.current_db, self.catalog.list_partitions,
-                self.catalog.partition_write_ids, self.store.table_history,
-            ) as binder:
+            with self.bound(snapshot) as binder:
                 return binder.run(plan.query, plan.reads)
+
+    def bound(self, snapshot: Snapshot) -> Binder:
+        """A binder for one statement at ``snapshot``, with this session's catalog (partitions, their write
+        ids, the write history for time travel); use it in ``with`` so its views are dropped."""
+        return Binder(
+            self.spark, snapshot, self.current_db, self.catalog.list_partitions,
+            self.catalog.partition_write_ids, self.store.table_history,
+        )
 
     def snapshot_for(self, tables: list) -> Snapshot:
         """What a statement would read now: the open transaction's snapshot, else the newest one."""
