@@ -63,6 +63,28 @@ def test_newer_schema_version_is_refused(url: str) -> None:
         TxnStore(url)
 
 
+def test_version_1_store_is_upgraded_by_adding_its_missing_tables(url: str) -> None:
+    """A store laid out by schema version 1 (no read leases, no write history) keeps its data, gets the new
+    tables and records the current version, so an older hiveacid-sql no longer opens it."""
+    with TxnStore(url) as st:
+        t1 = st.open_txn("alice", "h1")
+        st.allocate_write_id(t1, "default", "t")
+        st.commit_txn(t1)
+        with st.engine.begin() as conn:
+            conn.execute(sa.update(s.VERSION).values(SCHEMA_VERSION="1"))
+        for table in (s.HIVEACID_WRITE_HISTORY, s.HIVEACID_READ_LEASES, s.HIVEACID_NEXT_READ_LEASE_ID):
+            table.drop(st.engine)
+    with TxnStore(url) as st:
+        names = set(sa.inspect(st.engine).get_table_names())
+        assert {"HIVEACID_WRITE_HISTORY", "HIVEACID_READ_LEASES", "HIVEACID_NEXT_READ_LEASE_ID"} <= names
+        assert _rows(st, s.VERSION)[0]["SCHEMA_VERSION"] == str(SCHEMA_VERSION) == "2"
+        assert st.txn_state(t1) == "committed"
+        t2 = st.open_txn("bob", "h2")
+        st.allocate_write_id(t2, "default", "t")
+        st.commit_txn(t2)
+        assert _wid(st, "t")["default.t"].high_watermark == 2
+
+
 # ---------------------------------------------------------------------- ids
 def test_txn_ids_are_monotonic(store: TxnStore) -> None:
     ids = [store.open_txn("u", "h") for _ in range(5)]

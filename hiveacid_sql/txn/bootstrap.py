@@ -69,6 +69,18 @@ def _seed(conn: Connection, default_db_location: str) -> None:
     )
 
 
+def _upgrade(db: Db, stored: int) -> None:
+    """An older store: every change since version 1 only added tables (created just before), so the upgrade
+    is recording the new version, which keeps an older hiveacid-sql from writing without them (it would skip
+    the read leases the cleaner relies on and the write history)."""
+    with db.write() as conn:
+        conn.execute(
+            sa.update(s.VERSION)
+            .where(s.VERSION.c.VER_ID == 1, s.VERSION.c.SCHEMA_VERSION.in_([str(stored)]))
+            .values(SCHEMA_VERSION=str(s.SCHEMA_VERSION))
+        )
+
+
 def ensure_schema(db: Db, *, default_db_location: str = DEFAULT_DB_LOCATION) -> None:
     """Make the store usable: version not newer than ours, tables exist, counters seeded.
 
@@ -84,6 +96,8 @@ def ensure_schema(db: Db, *, default_db_location: str = DEFAULT_DB_LOCATION) -> 
             _check_version(stored)
     if not set(s.metadata.tables) <= existing:
         _create_tables(db)
+    if stored is not None and int(stored) < s.SCHEMA_VERSION:
+        _upgrade(db, int(stored))
     if stored is None:
         try:
             with db.write() as conn:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-#: Bump when the tables change; a store written by a newer version refuses to open.
-SCHEMA_VERSION = 1
+#: Bump when the tables change; a store written by a newer version refuses to open. Version 2 added the
+#: read leases (HIVEACID_READ_LEASES, HIVEACID_NEXT_READ_LEASE_ID) and the write history
+#: (HIVEACID_WRITE_HISTORY): tables only, so a version-1 store is upgraded by creating them.
+SCHEMA_VERSION = 2
 SCHEMA_COMMENT = "hiveacid-sql transaction store and catalog (Hive 3.1 metastore subset)"
 
 metadata = sa.MetaData()
