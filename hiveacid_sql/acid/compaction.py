@@ -29,18 +29,12 @@ from hiveacid_sql.acid.names import (
 from hiveacid_sql.acid.state import AcidState, TableListing, get_acid_state
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.errors import AcidFormatError
+from hiveacid_sql.settings import ABORTED_TXN_THRESHOLD, DELTA_NUM_THRESHOLD, DELTA_PCT_THRESHOLD, REGISTRY
 
 MAJOR, MINOR = "major", "minor"
 
-#: Hive's initiator settings and defaults (hive3 HiveConf).
-DELTA_NUM_THRESHOLD = "hive.compactor.delta.num.threshold"
-DELTA_PCT_THRESHOLD = "hive.compactor.delta.pct.threshold"
-ABORTED_TXN_THRESHOLD = "hive.compactor.abortedtxn.threshold"
-INITIATOR_DEFAULTS: dict[str, str] = {
-    DELTA_NUM_THRESHOLD: "10",
-    DELTA_PCT_THRESHOLD: "0.1",
-    ABORTED_TXN_THRESHOLD: "1000",
-}
+#: Hive's initiator settings; their defaults (hive3 HiveConf) are in the settings registry.
+INITIATOR_SETTINGS = (DELTA_NUM_THRESHOLD, DELTA_PCT_THRESHOLD, ABORTED_TXN_THRESHOLD)
 #: Per-table override prefix: TBLPROPERTIES ('compactorthreshold.hive.compactor.delta.num.threshold'='4').
 THRESHOLD_PREFIX = "compactorthreshold."
 #: ``hive_metastoreConstants.TABLE_NO_AUTO_COMPACT``: 'true' keeps the initiator away from the table.
@@ -174,7 +168,7 @@ def _setting(key: str, table_params: Mapping[str, str], conf: Mapping[str, str])
     for k, v in table_params.items():
         if k.lower() == (THRESHOLD_PREFIX + key).lower():
             return v
-    return conf.get(key, INITIATOR_DEFAULTS[key])
+    return conf.get(key, REGISTRY[key].default)
 
 
 def no_auto_compaction(table_params: Mapping[str, str]) -> bool:

@@ -27,9 +27,9 @@ from hiveacid_sql.cli.progress import ProgressBar
 from hiveacid_sql.cli.script import ScriptStatement, positioned, split_script, statements_of
 from hiveacid_sql.cli.variables import Variables
 from hiveacid_sql.errors import HiveAcidError, SqlError
-from hiveacid_sql.plan.planner import is_query
 from hiveacid_sql.results import DmlResult
 from hiveacid_sql.sql.parse import Statement, parse
+from hiveacid_sql.sql.tree import is_query
 
 _POSITION = re.compile(r"^line (\d+), col (\d+): ")
 _QUIT = {"quit", "exit", "!quit", "!q", "!exit"}

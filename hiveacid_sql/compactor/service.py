@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import re
 import sys
 import threading
 import time
@@ -21,33 +20,21 @@ from collections.abc import Mapping, Sequence
 from pyspark.sql import SparkSession
 
 from hiveacid_sql.compactor.worker import Compactor
+from hiveacid_sql.errors import HiveAcidError
+from hiveacid_sql.settings import (
+    CHECK_INTERVAL,
+    CLEANER_INTERVAL,
+    INITIATOR_ON,
+    WORKER_THREADS,
+    setting_value,
+)
 from hiveacid_sql.txn import TxnStore
 
 log = logging.getLogger("hiveacid_sql.compactor")
 
-INITIATOR_ON = "hive.compactor.initiator.on"
-WORKER_THREADS = "hive.compactor.worker.threads"
-CHECK_INTERVAL = "hive.compactor.check.interval"
-CLEANER_INTERVAL = "hive.compactor.cleaner.run.interval"
-_UNITS = {"ms": 0.001, "s": 1.0, "sec": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
-
-
-def seconds(value: str, default_unit: str) -> float:
-    """A Hive time setting (``300s``, ``5000ms``, ``5m`` or a bare number in ``default_unit``) in seconds."""
-    m = re.fullmatch(r"\s*([0-9.]+)\s*([a-z]*)\s*", value.lower())
-    if m is None or (m.group(2) and m.group(2) not in _UNITS):
-        raise ValueError(f"not a time value: {value!r}")
-    return float(m.group(1)) * _UNITS[m.group(2) or default_unit]
-
-
 def wants_compactor(settings: Mapping[str, str]) -> bool:
     """Whether session settings ask for a compactor thread (initiator on, or worker threads > 0)."""
-    initiator = settings.get(INITIATOR_ON, "false").strip().lower() == "true"
-    try:
-        workers = int(settings.get(WORKER_THREADS, "0"))
-    except ValueError:
-        workers = 0
-    return initiator or workers > 0
+    return bool(setting_value(settings, INITIATOR_ON)) or setting_value(settings, WORKER_THREADS) > 0
 
 
 def run_round(compactor: Compactor, *, initiator: bool, worker: bool) -> dict[str, list[int]]:
@@ -83,10 +70,10 @@ class CompactorThread:
         return self._thread.is_alive()
 
     def _loop(self) -> None:
-        check = seconds(self.settings.get(CHECK_INTERVAL, "300s"), "s")
-        clean_every = seconds(self.settings.get(CLEANER_INTERVAL, "5000ms"), "ms")
-        initiator = self.settings.get(INITIATOR_ON, "false").strip().lower() == "true"
-        worker = int(self.settings.get(WORKER_THREADS, "0") or 0) > 0
+        check = setting_value(self.settings, CHECK_INTERVAL)
+        clean_every = setting_value(self.settings, CLEANER_INTERVAL)
+        initiator = bool(setting_value(self.settings, INITIATOR_ON))
+        worker = setting_value(self.settings, WORKER_THREADS) > 0
         next_round = 0.0
         while not self._stop.is_set():
             try:
@@ -127,11 +114,12 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
             print(f"hiveacid-sql compactor: --conf wants KEY=VALUE, got {item!r}", file=sys.stderr)
             return 2
         conf[key.strip()] = value.strip()
-    import hiveacid_sql
-    from hiveacid_sql.errors import HiveAcidError
+    from hiveacid_sql.engine.session import connect
+    from hiveacid_sql.settings import Settings
 
     try:
-        session = hiveacid_sql.connect(
+        Settings(conf)  # a bad value is refused before anything starts
+        session = connect(
             spark=spark, warehouse=args.warehouse, store_url=args.store_url, **({} if spark else {"master": args.master})
         )
     except HiveAcidError as exc:
@@ -139,7 +127,7 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
         return 1
     with session:
         compactor = Compactor(session.spark, session.store, conf)
-        check = seconds(conf.get(CHECK_INTERVAL, "300s"), "s")
+        check = setting_value(conf, CHECK_INTERVAL)
         while True:
             done = run_round(compactor, initiator=not args.no_initiator, worker=True)
             print(

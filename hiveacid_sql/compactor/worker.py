@@ -23,6 +23,7 @@ import socket
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import pyarrow.fs as pafs
 from pyspark.sql import SparkSession
@@ -40,6 +41,7 @@ from hiveacid_sql.acid.listing import filesystem_for, list_acid_dir
 from hiveacid_sql.acid.state import TableListing, get_acid_state
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.errors import CompactionError, HiveAcidError, NotEnoughHistoryError
+from hiveacid_sql.settings import FAILED_THRESHOLD, RETENTION, WORKER_TIMEOUT, setting_value
 from hiveacid_sql.txn import TableDef, TxnStore
 from hiveacid_sql.txn.compactions import (
     READY_FOR_CLEANING,
@@ -47,18 +49,6 @@ from hiveacid_sql.txn.compactions import (
     CompactionQueue,
     ReadLeases,
 )
-
-#: Hive's defaults (hive3 HiveConf) for the settings the compactor reads.
-WORKER_TIMEOUT = "hive.compactor.worker.timeout"  # seconds
-FAILED_THRESHOLD = "hive.compactor.initiator.failed.compacts.threshold"
-RETENTION = "hive.compactor.history.retention."
-COMPACTOR_DEFAULTS = {
-    WORKER_TIMEOUT: "86400",
-    FAILED_THRESHOLD: "2",
-    RETENTION + "succeeded": "3",
-    RETENTION + "failed": "3",
-    RETENTION + "attempted": "2",
-}
 
 
 def worker_name() -> str:
@@ -92,13 +82,14 @@ class Compactor:
         self.leases = ReadLeases(store.engine)
         self.worker_id = worker_name()
 
-    def _setting(self, key: str) -> str:
-        return self.conf.get(key, COMPACTOR_DEFAULTS[key])
+    def _setting(self, key: str) -> Any:
+        """A compactor setting's parsed value (Hive's default when not set)."""
+        return setting_value(self.conf, key)
 
     # ------------------------------------------------------------------ worker
     def work_one(self, cq_id: int | None = None) -> WorkResult | None:
         """Claim and run one initiated request (the oldest, or ``cq_id``); None when there is none to claim."""
-        self.queue.revoke_timed_out(int(float(self._setting(WORKER_TIMEOUT)) * 1000))
+        self.queue.revoke_timed_out(int(self._setting(WORKER_TIMEOUT) * 1000))
         info = self.queue.claim(self.worker_id, cq_id)
         if info is None:
             return None
@@ -114,7 +105,7 @@ class Compactor:
     def run(self, info: CompactionInfo) -> WorkResult:
         """Run a claimed ('working') request to 'ready for cleaning' or 'failed'."""
         # Held while the job reads; a worker that dies leaves it behind for at most an hour.
-        lease = self.leases.acquire([(info.db, info.table)], seconds=min(3600.0, float(self._setting(WORKER_TIMEOUT))))
+        lease = self.leases.acquire([(info.db, info.table)], seconds=min(3600.0, self._setting(WORKER_TIMEOUT)))
         fs: pafs.FileSystem | None = None
         build: str | None = None
         try:

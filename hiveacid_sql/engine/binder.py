@@ -33,8 +33,9 @@ from hiveacid_sql.errors import ExecutionError, HiveAcidError, PlanError
 from hiveacid_sql.exec.pruning import prune_partitions, pruned_buckets
 from hiveacid_sql.exec.scan import ScanFiles, scan_table, snapshot_files, user_columns, with_row_id
 from hiveacid_sql.plan.model import BoundTables
-from hiveacid_sql.plan.planner import catalog_tables, is_target, table_names
 from hiveacid_sql.plan.pruning import TablePruning
+from hiveacid_sql.plan.target import is_target
+from hiveacid_sql.sql.tree import catalog_tables, table_names
 from hiveacid_sql.txn import PartitionDef, Snapshot, TableDef
 
 _counter = itertools.count()

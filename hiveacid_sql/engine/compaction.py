@@ -17,11 +17,11 @@ from pyspark.sql import DataFrame
 from sqlglot import exp
 
 from hiveacid_sql.compactor import Compactor
-from hiveacid_sql.engine.ddl import _literal, _spec_filter
 from hiveacid_sql.errors import CompactionError
 from hiveacid_sql.exec.pruning import prune_partitions
-from hiveacid_sql.plan.planner import where_is
+from hiveacid_sql.plan.partition_spec import spec_filter
 from hiveacid_sql.sql import nodes
+from hiveacid_sql.sql.tree import literal_text, where_is
 from hiveacid_sql.txn.compactions import TYPE_NAMES, WORKING, CompactionQueue
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def compact(session: Session, tree: nodes.Compact) -> DataFrame:
     if spec is not None:
         partitions = list(
             prune_partitions(
-                session.spark, table, session.catalog.list_partitions(table.db, table.name), _spec_filter(table, spec)
+                session.spark, table, session.catalog.list_partitions(table.db, table.name), spec_filter(table, spec)
             )
         )
         if len(partitions) != 1:
@@ -64,7 +64,7 @@ def compact(session: Session, tree: nodes.Compact) -> DataFrame:
     if properties is not None:
         for p in properties.expressions:
             if isinstance(p, exp.Property):
-                props[(_literal(p.this) or "").lower()] = _literal(p.args.get("value")) or ""
+                props[(literal_text(p.this) or "").lower()] = literal_text(p.args.get("value")) or ""
     queue = CompactionQueue(session.store.engine)
     requests = []
     for part in partitions:

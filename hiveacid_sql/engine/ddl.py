@@ -14,30 +14,23 @@ import time
 from typing import TYPE_CHECKING
 
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 from sqlglot import exp
 
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.listing import discover_partitions, filesystem_for, list_acid_dir, max_write_id_on_disk
 from hiveacid_sql.errors import CatalogError, PlanError, UnsupportedStatementError
 from hiveacid_sql.exec.pruning import prune_partitions
-from hiveacid_sql.exec.routing import static_partition_name
-from hiveacid_sql.plan.planner import table_names, where_is
+from hiveacid_sql.exec.routing import partition_dir_of
+from hiveacid_sql.plan.partition_spec import spec_filter, static_spec
 from hiveacid_sql.plan.types import hive_type_of
+from hiveacid_sql.settings import DEFAULT_FILEFORMAT
+from hiveacid_sql.sql.tree import literal_text, table_names, where_is
 from hiveacid_sql.txn import Column, TableDef
 
 if TYPE_CHECKING:
     from hiveacid_sql.engine.session import Session
 
 _FORMATS = {"ORC": "orc", "PARQUET": "parquet", "TEXTFILE": "textfile"}
-
-
-def _literal(node: exp.Expression | None) -> str | None:
-    if node is None:
-        return None
-    if isinstance(node, exp.Literal):
-        return str(node.this)
-    return node.name if hasattr(node, "name") and node.name else node.sql(dialect="hive").strip("'\"")
 
 
 def spark_to_hive_type(simple: str) -> str:
@@ -59,7 +52,7 @@ def _columns(schema: exp.Schema) -> tuple[Column, ...]:
         comment = None
         for constraint in coldef.args.get("constraints") or []:
             if isinstance(constraint.kind, exp.CommentColumnConstraint):
-                comment = _literal(constraint.kind.this)
+                comment = literal_text(constraint.kind.this)
         kind = coldef.args.get("kind")
         if kind is None:
             raise PlanError(f"{where_is(coldef)}Column {name} needs a type")
@@ -96,18 +89,18 @@ def create_table(session: Session, tree: exp.Create) -> None:
     sorted_by = False
     for prop in (tree.args.get("properties").expressions if tree.args.get("properties") else []):
         if isinstance(prop, exp.FileFormatProperty):
-            fmt = (prop.name or _literal(prop.this) or "").upper()
+            fmt = (prop.name or literal_text(prop.this) or "").upper()
             if not fmt:
                 raise PlanError(f"{where_is(table_node)}STORED AS needs a format (ORC, PARQUET or TEXTFILE)")
             if fmt not in _FORMATS:
                 raise UnsupportedStatementError(f"STORED AS {fmt} is not supported (ORC, PARQUET, TEXTFILE are)")
             storage = _FORMATS[fmt]
         elif isinstance(prop, exp.LocationProperty):
-            location = _literal(prop.this)
+            location = literal_text(prop.this)
         elif isinstance(prop, exp.ExternalProperty):
             external = True
         elif isinstance(prop, exp.SchemaCommentProperty):
-            comment = _literal(prop.this)
+            comment = literal_text(prop.this)
         elif isinstance(prop, exp.LikeProperty):
             like = prop.this
         elif isinstance(prop, exp.PartitionedByProperty):
@@ -117,7 +110,7 @@ def create_table(session: Session, tree: exp.Create) -> None:
             num_buckets = int(prop.args["buckets"].name)
             sorted_by = bool(prop.args.get("sorted_by"))
         elif isinstance(prop, exp.Property):
-            params[_literal(prop.this).lower() if _literal(prop.this) else prop.name] = _literal(prop.args.get("value")) or ""
+            params[literal_text(prop.this).lower() if literal_text(prop.this) else prop.name] = literal_text(prop.args.get("value")) or ""
         elif isinstance(prop, exp.TemporaryProperty):
             raise UnsupportedStatementError("TEMPORARY tables are not supported")
     if "transactional" in params:
@@ -136,7 +129,7 @@ def create_table(session: Session, tree: exp.Create) -> None:
         columns = tuple(Column(f.name.lower(), spark_to_hive_type(f.dataType.simpleString())) for f in df.schema.fields)
     if not columns:
         raise PlanError(f"{where_is(table_node)}CREATE TABLE {db}.{name} needs at least one column")
-    storage = storage or session.settings.get("hive.default.fileformat", "textfile").lower()
+    storage = storage or session.settings.value(DEFAULT_FILEFORMAT)
     if params.get("transactional") == "true" and storage != "orc":
         # Hive's TransactionalValidationListener refuses this; say so before anything is created.
         raise CatalogError(f"The table must be stored using an ACID compliant format (such as ORC): {db}.{name}")
@@ -235,9 +228,9 @@ def create_database(session: Session, tree: exp.Create) -> None:
     comment = None
     for prop in (tree.args.get("properties").expressions if tree.args.get("properties") else []):
         if isinstance(prop, exp.LocationProperty):
-            location = session.resolve_location(_literal(prop.this))
+            location = session.resolve_location(literal_text(prop.this))
         elif isinstance(prop, exp.SchemaCommentProperty):
-            comment = _literal(prop.this)
+            comment = literal_text(prop.this)
     location = location or f"{session.warehouse.rstrip('/')}/{name}.db"
     session.catalog.create_database(name, location=location, comment=comment, if_not_exists=bool(tree.args.get("exists")))
     fs, path = filesystem_for(location)
@@ -301,10 +294,10 @@ def alter_table(session: Session, tree: exp.Alter) -> None:
             props = {}
             for prop in action.expressions:
                 for p in prop.expressions if isinstance(prop, exp.Properties) else [prop]:
-                    props[_literal(p.this).lower()] = _literal(p.args.get("value")) or ""
+                    props[literal_text(p.this).lower()] = literal_text(p.args.get("value")) or ""
             session.catalog.set_table_params(table.db, table.name, props)
         elif type(action).__name__ == "UnsetProperties":
-            keys = [_literal(e).lower() for e in action.expressions]
+            keys = [literal_text(e).lower() for e in action.expressions]
             session.catalog.unset_table_params(table.db, table.name, keys)
         elif isinstance(action, exp.AddPartition):
             add_partition(session, table, action)
@@ -314,44 +307,11 @@ def alter_table(session: Session, tree: exp.Alter) -> None:
             raise UnsupportedStatementError(f"ALTER TABLE {action.key.upper()} is not supported")
 
 
-def _spec_items(table: TableDef, spec: exp.Partition) -> list[tuple[str, exp.Expression]]:
-    """``PARTITION (p='v', ...)`` as (column, value) pairs, every column a partition column of ``table``."""
-    keys = {k.name for k in table.partition_keys}
-    if not keys:
-        raise PlanError(f"{where_is(spec)}Table {table.qualified_name} is not partitioned")
-    items = []
-    for item in spec.expressions:
-        if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
-            raise PlanError(f"{where_is(item)}Expected partition column = value in PARTITION (...)")
-        name = item.this.name.lower()
-        if name not in keys:
-            raise PlanError(f"{where_is(item.this)}'{name}' is not a partition column of {table.qualified_name}")
-        items.append((name, item.expression))
-    return items
-
-
-def _spec_filter(table: TableDef, spec: exp.Partition) -> exp.Expression:
-    """A partition spec (``p='v'`` or, for DROP, comparisons like ``q > 1``) as a predicate over the keys."""
-    keys = {k.name for k in table.partition_keys}
-    if not keys:
-        raise PlanError(f"{where_is(spec)}Table {table.qualified_name} is not partitioned")
-    for col in spec.find_all(exp.Column):
-        if col.name.lower() not in keys:
-            raise PlanError(f"{where_is(col)}'{col.name.lower()}' is not a partition column of {table.qualified_name}")
-    return exp.and_(*[e.copy() for e in spec.expressions])
-
-
 def add_partition(session: Session, table: TableDef, action: exp.AddPartition) -> None:
     """ALTER TABLE ADD [IF NOT EXISTS] PARTITION (...): registered and its directory created, as Hive does."""
     if action.args.get("location"):
         raise UnsupportedStatementError("ADD PARTITION ... LOCATION is not supported: partitions live under the table")
-    items = dict(_spec_items(table, action.this))
-    missing = [k.name for k in table.partition_keys if k.name not in items]
-    if missing:
-        raise PlanError(f"{where_is(action.this)}Partition column '{missing[0]}' is missing from PARTITION (...)")
-    keys = [(k.name, parse_hive_type(k.type)) for k in table.partition_keys]
-    values = [F.expr(items[k].sql(dialect="spark")) for k, _ in keys]
-    name = static_partition_name(session.spark, keys, values)
+    name = partition_dir_of(session.spark, table, static_spec(table, action.this))
     added = session.catalog.add_partitions(table.db, table.name, [name], if_not_exists=bool(action.args.get("exists")))
     if added:
         fs, path = filesystem_for(table.location)
@@ -363,7 +323,7 @@ def drop_partitions(session: Session, table: TableDef, action: exp.DropPartition
     names: list[str] = []
     for spec in action.expressions:
         matching = prune_partitions(
-            session.spark, table, session.catalog.list_partitions(table.db, table.name), _spec_filter(table, spec)
+            session.spark, table, session.catalog.list_partitions(table.db, table.name), spec_filter(table, spec)
         )
         if not matching and not action.args.get("exists"):
             raise PlanError(f"{where_is(spec)}No partition matches {spec.sql(dialect='hiveacid')} in {table.qualified_name}")
@@ -381,5 +341,5 @@ def show_partitions(session: Session, table: TableDef, spec: exp.Partition | Non
     if not table.is_partitioned:
         raise PlanError(f"Table {table.qualified_name} is not a partitioned table")
     partitions = session.catalog.list_partitions(table.db, table.name)
-    names = prune_partitions(session.spark, table, partitions, _spec_filter(table, spec) if spec is not None else None)
+    names = prune_partitions(session.spark, table, partitions, spec_filter(table, spec) if spec is not None else None)
     return session.spark.createDataFrame([(n,) for n in names], "partition string")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pyspark import StorageLevel
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from hiveacid_sql.acid.hive_types import parse_hive_type
@@ -26,7 +26,7 @@ from hiveacid_sql.engine.plain import write_plain
 from hiveacid_sql.engine.transaction import Transaction
 from hiveacid_sql.errors import HiveAcidError, PlanError
 from hiveacid_sql.exec.events import delete_events, insert_events, update_events
-from hiveacid_sql.exec.routing import bucket_id_column, partition_dir_column, static_partition_name
+from hiveacid_sql.exec.routing import bucket_id_column, partition_dir_column, partition_dir_of
 from hiveacid_sql.exec.session import hive_value_semantics
 from hiveacid_sql.exec.shaping import shape_rows
 from hiveacid_sql.exec.spark_types import to_spark_type
@@ -40,13 +40,12 @@ from hiveacid_sql.exec.write import (
 )
 from hiveacid_sql.plan.model import DeletePlan, DmlPlan, InsertPlan, MergePlan, TruncatePlan, UpdatePlan
 from hiveacid_sql.results import DmlResult
+from hiveacid_sql.settings import DRIVER_WRITE_MAX_ROWS
 from hiveacid_sql.txn import TableDef
 
 if TYPE_CHECKING:
     from hiveacid_sql.engine.session import Session
 
-DRIVER_WRITE_MAX_ROWS = "hiveacid.driver.write.max.rows"
-DEFAULT_DRIVER_WRITE_MAX_ROWS = 10_000
 
 
 @dataclass(frozen=True)
@@ -199,7 +198,7 @@ class DmlRunner:
         The events are computed once: kept by Spark while they are counted, then either collected (at most
         ``hiveacid.driver.write.max.rows``) or written by tasks from what was kept, so the row-id query never
         runs twice."""
-        limit = int(self.session.settings.get(DRIVER_WRITE_MAX_ROWS, DEFAULT_DRIVER_WRITE_MAX_ROWS))
+        limit = self.session.settings.value(DRIVER_WRITE_MAX_ROWS)
         if limit <= 0:
             return write_events(events, sink, route="shuffle")
         kept = events.persist(StorageLevel.MEMORY_AND_DISK)
@@ -229,9 +228,7 @@ class DmlRunner:
         return plan.target.is_partitioned and len(plan.static_partitions) == len(plan.target.partition_keys)
 
     def _static_part_dir(self, plan: InsertPlan) -> str:
-        keys = [(k.name, parse_hive_type(k.type)) for k in plan.target.partition_keys]
-        values = dict(plan.static_partitions)
-        return static_partition_name(self.session.spark, keys, [F.expr(values[k].sql(dialect="spark")) for k, _ in keys])
+        return static_part_dir(self.session.spark, plan)
 
     def _truncate(self, plan: TruncatePlan, txn: Transaction, sink: TableSink, fs, stmt: int) -> _Outcome:
         """TRUNCATE: an empty ``base_W`` in the table (or in every partition), so older snapshots stay readable."""
@@ -318,3 +315,8 @@ class DmlRunner:
             **counts,
         )
 
+
+def static_part_dir(spark: SparkSession, plan: InsertPlan) -> str:
+    """The one directory an INSERT whose spec gives every partition column a value writes (EXPLAIN and dry
+    runs show the same)."""
+    return partition_dir_of(spark, plan.target, dict(plan.static_partitions))

@@ -22,13 +22,14 @@ from pyspark.sql import functions as F
 from sqlglot import exp
 
 from hiveacid_sql.engine.binder import Binder
-from hiveacid_sql.engine.dml import new_part_dir
+from hiveacid_sql.engine.dml import new_part_dir, static_part_dir
+from hiveacid_sql.engine.merge import cardinality_check
 from hiveacid_sql.engine.plain import read_plain
 from hiveacid_sql.exec.scan import ROW_ID
 from hiveacid_sql.exec.session import hive_value_semantics
 from hiveacid_sql.exec.shaping import shape_rows
 from hiveacid_sql.exec.spark_types import to_spark_type
-from hiveacid_sql.plan.merge import CLAUSE
+from hiveacid_sql.plan.columns import BUCKET, CLAUSE, OWID, PART_DIR, ROWID
 from hiveacid_sql.plan.model import (
     BoundTables,
     DeletePlan,
@@ -38,7 +39,8 @@ from hiveacid_sql.plan.model import (
     TruncatePlan,
     UpdatePlan,
 )
-from hiveacid_sql.plan.planner import BUCKET, OWID, PART_DIR, ROWID, target_table
+from hiveacid_sql.plan.target import target_table
+from hiveacid_sql.settings import CARDINALITY_CHECK
 from hiveacid_sql.txn import Snapshot, TableDef
 
 if TYPE_CHECKING:
@@ -106,7 +108,7 @@ def _insert(session: Session, binder: Binder, plan: InsertPlan) -> DataFrame:
     current = _current_rows(binder, target)
     if target.is_partitioned:
         if len(plan.static_partitions) == len(target.partition_keys):  # one static partition, replaced even by no rows
-            static = session._dml._static_part_dir(plan)  # noqa: SLF001 - the runner's own rule
+            static = static_part_dir(session.spark, plan)
             current = current.where(F.col(PART_DIR) == F.lit(static))
         else:  # dynamic: only the partitions that receive rows are replaced
             written = rows.select(new_part_dir(target).alias(PART_DIR)).distinct()
@@ -119,7 +121,7 @@ def _merge(session: Session, binder: Binder, plan: MergePlan) -> DataFrame:
     target = plan.target
     alias = _target_alias(plan.query)
     classified = binder.run(_with_old_values(plan.query, target, alias), plan.reads)
-    classified = session._dml._merge._cardinality(plan, classified)  # noqa: SLF001 - the runner's own check
+    classified = cardinality_check(plan, classified, session.settings.value(CARDINALITY_CHECK))
     classified = classified.where(F.col(CLAUSE).isNotNull())
     action = F.lit(None).cast("string")
     for c in plan.clauses:

@@ -13,6 +13,7 @@ from sqlglot import exp
 
 from hiveacid_sql.acid.names import base_dir_name, delete_delta_dir_name, delta_dir_name
 from hiveacid_sql.engine.binder import acid_files, write_id_list
+from hiveacid_sql.engine.dml import static_part_dir
 from hiveacid_sql.errors import UnsupportedStatementError
 from hiveacid_sql.exec.pruning import pruned_buckets
 from hiveacid_sql.exec.scan import ScanFiles
@@ -127,7 +128,7 @@ def _static_partition(session: Session, plan) -> str | None:
     if isinstance(plan, InsertPlan) and plan.target.is_partitioned and (
         len(plan.static_partitions) == len(plan.target.partition_keys)
     ):
-        return session._dml._static_part_dir(plan)  # noqa: SLF001 - the runner's own rule
+        return static_part_dir(session.spark, plan)
     return None
 
 
@@ -166,7 +167,7 @@ def _current_refs(session: Session, plan) -> set[str]:
     tree = getattr(plan, "query", None) or getattr(plan, "source", None)
     if tree is None:
         return {t.qualified_name for t in _reads(plan).tables}
-    from hiveacid_sql.plan.planner import catalog_tables, table_names
+    from hiveacid_sql.sql.tree import catalog_tables, table_names
 
     return {".".join(table_names(n, session.current_db)) for n in catalog_tables(tree) if n.args.get("version") is None}
 
@@ -177,7 +178,7 @@ def _version_lines(session: Session, plan, snapshot) -> list[str]:
     if tree is None:
         return []
     from hiveacid_sql.engine.timetravel import requested_version, version_files
-    from hiveacid_sql.plan.planner import catalog_tables, table_names
+    from hiveacid_sql.sql.tree import catalog_tables, table_names
 
     by_name = {t.qualified_name: t for t in _reads(plan).tables}
     lines: list[str] = []

@@ -18,15 +18,15 @@ from pyspark.sql import functions as F
 from hiveacid_sql.errors import ExecutionError
 from hiveacid_sql.exec.events import bucket_id_of, merge_events
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID, UNASSIGNED_BUCKET
-from hiveacid_sql.plan.merge import CLAUSE, SOURCE_ID
+from hiveacid_sql.plan.columns import CLAUSE, SOURCE_ID
 from hiveacid_sql.plan.model import MergeClause, MergePlan
 from hiveacid_sql.results import ClauseResult
+from hiveacid_sql.settings import CARDINALITY_CHECK
 
 if TYPE_CHECKING:
     from hiveacid_sql.engine.dml import DmlRunner
     from hiveacid_sql.exec.write import FileWritten
 
-CARDINALITY_CHECK = "hive.merge.cardinality.check"
 _ROW_ID = [PART_DIR, OWID, BUCKET, ROWID]
 _MATCH_TEXT = {"matched": "MATCHED", "not_matched": "NOT MATCHED", "not_matched_by_source": "NOT MATCHED BY SOURCE"}
 
@@ -105,25 +105,7 @@ class MergeRunner:
         return files, MergeCounts(int(counts["source_rows"]), int(counts["matched"]), self._per_clause(plan, statement_ids, files))
 
     def _cardinality(self, plan: MergePlan, classified: DataFrame) -> DataFrame:
-        """Refuse a target row matched by several source rows where an UPDATE/DELETE applies (Hive's check);
-        with the check off, the first such joined row (lowest clause) wins and the others are dropped."""
-        writing = _indices(plan.clauses, "update", "delete", match="matched")
-        if not writing:
-            return classified
-        matched = classified.where(F.col(CLAUSE).isin(writing))
-        check = self.dml.session.settings.get(CARDINALITY_CHECK, "true").strip().lower() != "false"
-        if check:
-            duplicate = matched.groupBy(*_ROW_ID).count().where(F.col("count") > 1).limit(1).collect()
-            if duplicate:
-                row = duplicate[0]
-                raise ExecutionError(
-                    f"Cardinality Violation in Merge statement: target row {_row_text(row)} is matched by "
-                    f"{row['count']} source rows (SET {CARDINALITY_CHECK}=false to let the first clause win)"
-                )
-            return classified
-        rank = F.row_number().over(Window.partitionBy(*_ROW_ID).orderBy(F.col(CLAUSE), F.col(SOURCE_ID)))
-        ranked = classified.withColumn("__rank", F.when(F.col(CLAUSE).isin(writing), rank))
-        return ranked.where(F.col("__rank").isNull() | (F.col("__rank") == 1)).drop("__rank")
+        return cardinality_check(plan, classified, self.dml.session.settings.value(CARDINALITY_CHECK))
 
     @staticmethod
     def _per_clause(plan: MergePlan, statement_ids: list[int], files: list[FileWritten]) -> tuple[ClauseResult, ...]:
@@ -134,3 +116,24 @@ class MergeRunner:
             rows = sum(f.rows for f in files if f.statement_id == stmt and f.kind == kind)
             out.append(ClauseResult(c.index, _MATCH_TEXT[c.match], c.action.upper(), stmt, rows))
         return tuple(out)
+
+
+def cardinality_check(plan: MergePlan, classified: DataFrame, check: bool) -> DataFrame:
+    """Refuse a target row matched by several source rows where an UPDATE/DELETE applies (Hive's check);
+    with the check off, the first such joined row (lowest clause) wins and the others are dropped."""
+    writing = _indices(plan.clauses, "update", "delete", match="matched")
+    if not writing:
+        return classified
+    matched = classified.where(F.col(CLAUSE).isin(writing))
+    if check:
+        duplicate = matched.groupBy(*_ROW_ID).count().where(F.col("count") > 1).limit(1).collect()
+        if duplicate:
+            row = duplicate[0]
+            raise ExecutionError(
+                f"Cardinality Violation in Merge statement: target row {_row_text(row)} is matched by "
+                f"{row['count']} source rows (SET {CARDINALITY_CHECK}=false to let the first clause win)"
+            )
+        return classified
+    rank = F.row_number().over(Window.partitionBy(*_ROW_ID).orderBy(F.col(CLAUSE), F.col(SOURCE_ID)))
+    ranked = classified.withColumn("__rank", F.when(F.col(CLAUSE).isin(writing), rank))
+    return ranked.where(F.col("__rank").isNull() | (F.col("__rank") == 1)).drop("__rank")

@@ -35,10 +35,12 @@ from hiveacid_sql.errors import (
     UnsupportedStatementError,
 )
 from hiveacid_sql.exec.session import local_session
-from hiveacid_sql.plan.planner import Planner, is_query, where_is
+from hiveacid_sql.plan.planner import Planner
 from hiveacid_sql.results import DmlResult
+from hiveacid_sql.settings import LOCK_RETRIES, LOCK_SLEEP, READ_LEASE_SECONDS, TXN_TIMEOUT, Settings
 from hiveacid_sql.sql import nodes
 from hiveacid_sql.sql.parse import Statement, parse
+from hiveacid_sql.sql.tree import is_query, where_is
 from hiveacid_sql.txn import Snapshot, TxnStore
 from hiveacid_sql.txn.compactions import ReadLeases
 
@@ -49,9 +51,6 @@ DRY_RUN_TYPES = (exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.TruncateTabl
 #: Statements Hive refuses inside a multi-statement transaction (DDL, and ending other transactions).
 _NOT_IN_TRANSACTION = (exp.Create, exp.Drop, exp.Alter, exp.TruncateTable, nodes.AbortTransactions, nodes.Compact)
 
-#: How long a returned SELECT DataFrame keeps its files safe from the compaction cleaner (seconds).
-READ_LEASE_SECONDS = "hiveacid.read.lease.seconds"
-_DEFAULT_READ_LEASE_SECONDS = 3600.0
 
 class Session:
     """One connection: a SparkSession, a warehouse, a transaction store and session settings."""
@@ -62,7 +61,7 @@ class Session:
         self.store = store
         self.catalog = store.catalog
         self.current_db = "default"
-        self.settings: dict[str, str] = {}
+        self.settings = Settings()
         self.planner = Planner(self.catalog.get_table, lambda: self.current_db)
         self._dml = DmlRunner(self)
         self._owns_spark = owns_spark
@@ -201,7 +200,7 @@ class Session:
     @property
     def txn_timeout_s(self) -> float:
         """``hive.txn.timeout`` (default 300s): a transaction not heartbeated this long gets aborted."""
-        return _seconds(self.settings.get("hive.txn.timeout"), 300.0)
+        return float(self.settings.value(TXN_TIMEOUT))
 
     def _require_txn(self, operation: str) -> Transaction:
         if self._txn is None:
@@ -221,8 +220,7 @@ class Session:
     def lock_statement(self, txn: Transaction, plan: object) -> None:
         """A statement's locks in its transaction, waiting per ``hive.lock.numretries`` and
         ``hive.lock.sleep.between.retries``."""
-        retries = int(self.settings.get("hive.lock.numretries", DEFAULT_LOCK_RETRIES))
-        sleep_s = _seconds(self.settings.get("hive.lock.sleep.between.retries"), DEFAULT_LOCK_SLEEP_S)
+        retries, sleep_s = self.settings.value(LOCK_RETRIES), self.settings.value(LOCK_SLEEP)
         txn.lock(lock_components(plan), retries=retries, sleep_s=sleep_s)
 
     @contextmanager
@@ -231,8 +229,7 @@ class Session:
         import getpass
         import socket
 
-        retries = int(self.settings.get("hive.lock.numretries", DEFAULT_LOCK_RETRIES))
-        sleep_s = _seconds(self.settings.get("hive.lock.sleep.between.retries"), DEFAULT_LOCK_SLEEP_S)
+        retries, sleep_s = self.settings.value(LOCK_RETRIES), self.settings.value(LOCK_SLEEP)
         if self._ddl_locked:  # DROP DATABASE .. CASCADE dropping its tables: the database lock covers them
             yield
             return
@@ -311,7 +308,7 @@ class Session:
         # The lease comes before the snapshot and the listing: the cleaner keeps every file this query reads
         # (the returned DataFrame is lazy) for hiveacid.read.lease.seconds, or until the session closes.
         acid_tables = sorted({(t.db, t.name) for t in plan.reads.tables if t.is_transactional})
-        seconds = float(self.settings.get(READ_LEASE_SECONDS, _DEFAULT_READ_LEASE_SECONDS))
+        seconds = self.settings.value(READ_LEASE_SECONDS)
         leases = self._read_leases.acquire(
             acid_tables, seconds=seconds, txn_id=self._txn.txn_id if self._txn else None
         )
@@ -433,7 +430,7 @@ class Session:
             node = item.this
             if isinstance(node, exp.EQ):
                 key, value = node.this.name.strip(), node.expression.name.strip()
-                self.settings[key] = value
+                self.settings.set(key, value)  # a bad value is refused here, the old one stays
                 if key.startswith("spark."):
                     self.spark.conf.set(key, value)
                 if key.startswith("hive.compactor."):
@@ -496,24 +493,6 @@ class Session:
         table = self.planner.resolve(st.tree.this)
         key = st.tree.args.get("expression")
         return show.show_tblproperties(self, table, key.name if key is not None else None)
-
-
-DEFAULT_LOCK_RETRIES = 10
-DEFAULT_LOCK_SLEEP_S = 0.5
-
-
-def _seconds(value: str | None, default: float) -> float:
-    """A Hive time setting: ``300``, ``300s``, ``500ms``, ``5m`` (plain numbers are seconds)."""
-    if value is None or not value.strip():
-        return default
-    text = value.strip().lower()
-    for suffix, scale in (("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0)):
-        if text.endswith(suffix) and text[: -len(suffix)].strip().replace(".", "", 1).isdigit():
-            return float(text[: -len(suffix)]) * scale
-    try:
-        return float(text)
-    except ValueError as exc:
-        raise PlanError(f"Not a time value: {value!r} (e.g. 300s, 500ms)") from exc
 
 
 def connect(

@@ -13,10 +13,11 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 from sqlglot import exp
 
-from hiveacid_sql.acid.partitions import make_partition_name
 from hiveacid_sql.errors import PlanError
-from hiveacid_sql.plan.planner import table_names
+from hiveacid_sql.exec.routing import partition_dir_of
+from hiveacid_sql.plan.partition_spec import static_spec
 from hiveacid_sql.sql import nodes
+from hiveacid_sql.sql.tree import table_names
 from hiveacid_sql.txn.locks import EXCLUSIVE, LockComponent
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ def show_locks(session: Session, tree: nodes.ShowLocks) -> DataFrame:
         db, table = tdef.db, tdef.name
         spec = tree.args.get("partition")
         if spec is not None:
-            partition = _partition_name(tdef, spec)
+            partition = partition_dir_of(session.spark, tdef, static_spec(tdef, spec, "SHOW LOCKS ... PARTITION (...)"))
     locks = session.store.locks.show_locks(db, table)
     if partition is not None:
         locks = [lock for lock in locks if lock["partition"] in (None, partition)]
@@ -109,15 +110,3 @@ def ddl_lock_components(session: Session, tree: exp.Expression) -> list[LockComp
             db, name = table_names(node, session.current_db)
             comps.append(LockComponent(db, name, None, EXCLUSIVE))
     return comps or [LockComponent(session.current_db, None, None, EXCLUSIVE)]
-
-
-def _partition_name(table, spec: exp.Partition) -> str:
-    values = {}
-    for item in spec.expressions:
-        if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
-            raise PlanError("Expected partition column = value in SHOW LOCKS ... PARTITION (...)")
-        values[item.this.name.lower()] = item.expression.name
-    keys = [k.name for k in table.partition_keys]
-    if set(values) != set(keys):
-        raise PlanError(f"SHOW LOCKS needs a value for every partition column of {table.qualified_name}: {keys}")
-    return make_partition_name(keys, [values[k] for k in keys])

@@ -9,13 +9,15 @@ Partition values repeat, so each task keeps a small cache of the names it alread
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pyarrow as pa
 from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
+from sqlglot import exp
 
-from hiveacid_sql.acid.hive_types import HiveType
+from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
+from hiveacid_sql.txn import TableDef
 
 
 def partition_dir_column(columns: Sequence[tuple[str, HiveType]], values: Sequence[Column]) -> Column:
@@ -67,3 +69,11 @@ def static_partition_name(
     ).first()
     rendered = [partition_value_string(row[i], t) for i, (_n, t) in enumerate(columns)]
     return make_partition_name([n for n, _ in columns], rendered)
+
+
+def partition_dir_of(spark: SparkSession, table: TableDef, values: Mapping[str, exp.Expression]) -> str:
+    """The directory a full static spec names (``PARTITION (p='v', ..)``, every partition column): its
+    constants cast to the column types as an INSERT casts them. INSERT, ADD PARTITION, SHOW LOCKS, EXPLAIN
+    and dry runs all name a spec's directory here."""
+    keys = [(k.name, parse_hive_type(k.type)) for k in table.partition_keys]
+    return static_partition_name(spark, keys, [F.expr(values[k].sql(dialect="spark")) for k, _ in keys])

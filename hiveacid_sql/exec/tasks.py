@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from hiveacid_sql.plan.columns import BUCKET, BUCKET_ID, OP, OWID, PART_DIR, ROWID, STMT
+
 STATS_SCHEMA = (
     "partition string, directory string, path string, kind string, bucket_id int, statement_id int, rows long"
 )
@@ -33,8 +35,6 @@ _STATS_ARROW = pa.schema(
     ]
 )
 
-OP, STMT, PART_DIR, BUCKET_ID = "__op", "__stmt", "__part_dir", "__bucket_id"
-OWID, BUCKET, ROWID = "__owid", "__bucket", "__rowid"
 GROUP_KEYS = (OP, STMT, PART_DIR, BUCKET_ID)
 #: Bucket id of a fresh insert into an un-bucketed table before it is given one (the writer's task id).
 UNASSIGNED_BUCKET = -1

@@ -174,8 +174,8 @@ class AcidMagic(Magics):
         self._owns_connection = True
 
     def _run(self, sql: str, opts: dict[str, Any]) -> Any:
-        from hiveacid_sql.plan.planner import is_query
         from hiveacid_sql.sql.parse import parse
+        from hiveacid_sql.sql.tree import is_query
 
         statements = parse(sql)  # the whole cell parses before anything runs
         acid = self.connection

@@ -24,29 +24,15 @@ from typing import Literal
 from sqlglot import exp
 
 from hiveacid_sql.errors import PlanError
+from hiveacid_sql.plan.columns import BUCKET, CLAUSE, OWID, PART_DIR, ROWID, SOURCE_ID
 from hiveacid_sql.plan.model import BoundTables, MergeClause, MergePlan
 from hiveacid_sql.plan.pruning import TablePruning, partition_conjuncts
+from hiveacid_sql.plan.target import column_value, set_assignments, target_table
 from hiveacid_sql.plan.types import cast_to
+from hiveacid_sql.sql.tree import where_is
 from hiveacid_sql.txn import TableDef
 
-CLAUSE, SOURCE_ID = "__clause", "__src_id"
-PART_DIR, OWID, BUCKET, ROWID = "__part_dir", "__owid", "__bucket", "__rowid"
 JoinKind = Literal["inner", "right", "left", "full"]
-
-
-def _where(node: exp.Expression | None) -> str:
-    from hiveacid_sql.plan.planner import where_is
-
-    return where_is(node)
-
-
-def _is_default(node: exp.Expression) -> bool:
-    return (isinstance(node, exp.Var | exp.Column) and node.name.upper() == "DEFAULT" and not getattr(node, "table", ""))
-
-
-def _value(node: exp.Expression, htype: str) -> exp.Expression:
-    """A clause's value for a column of type ``htype``: ``DEFAULT`` (no column defaults here) is NULL."""
-    return cast_to(exp.Null() if _is_default(node) else node.copy(), htype)
 
 
 def _clause_kind(when: exp.When) -> Literal["matched", "not_matched", "not_matched_by_source"]:
@@ -55,26 +41,8 @@ def _clause_kind(when: exp.When) -> Literal["matched", "not_matched", "not_match
     return "not_matched_by_source" if when.args.get("source") else "not_matched"
 
 
-def _update_values(
-    then: exp.Update, target: TableDef, source_alias: str, types: dict[str, str]
-) -> tuple[tuple[str, exp.Expression], ...]:
-    out: dict[str, exp.Expression] = {}
-    for item in then.expressions:
-        if isinstance(item, exp.Star):  # UPDATE SET *: every target column from the source column of that name
-            for col in target.all_columns:
-                out[col.name] = cast_to(exp.column(col.name, table=source_alias, quoted=True), col.type)
-            continue
-        if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
-            raise PlanError(f"{_where(item)}SET expects column = expression")
-        name = item.this.name.lower()
-        if name not in types:
-            raise PlanError(
-                f"{_where(item.this)}Invalid column reference '{name}' in SET of table {target.qualified_name}"
-            )
-        if name in out:
-            raise PlanError(f"{_where(item.this)}Column '{name}' is set more than once")
-        out[name] = _value(item.expression, types[name])
-    return tuple(out.items())
+def _update_values(then: exp.Update, target: TableDef, source_alias: str) -> tuple[tuple[str, exp.Expression], ...]:
+    return tuple((name, value) for name, _, value in set_assignments(then.expressions, target, star_source=source_alias))
 
 
 def _insert_values(
@@ -86,18 +54,18 @@ def _insert_values(
     columns = [c.name.lower() for c in then.this.expressions] if isinstance(then.this, exp.Tuple) else names
     values = then.expression.expressions if isinstance(then.expression, exp.Tuple) else None
     if values is None:
-        raise PlanError(f"{_where(then)}INSERT in MERGE needs VALUES (...)")
+        raise PlanError(f"{where_is(then)}INSERT in MERGE needs VALUES (...)")
     for col, node in zip(columns, then.this.expressions if isinstance(then.this, exp.Tuple) else [], strict=False):
         if col not in types:
-            raise PlanError(f"{_where(node)}Invalid column reference '{col}' in table {target.qualified_name}")
+            raise PlanError(f"{where_is(node)}Invalid column reference '{col}' in table {target.qualified_name}")
     if len(set(columns)) != len(columns):
-        raise PlanError(f"{_where(then)}Duplicate column in MERGE INSERT column list")
+        raise PlanError(f"{where_is(then)}Duplicate column in MERGE INSERT column list")
     if len(values) != len(columns):
         raise PlanError(
-            f"{_where(then)}MERGE INSERT has {len(columns)} target columns but {len(values)} values"
+            f"{where_is(then)}MERGE INSERT has {len(columns)} target columns but {len(values)} values"
         )
     given = dict(zip(columns, values, strict=True))
-    return tuple((n, _value(given[n], types[n]) if n in given else cast_to(exp.Null(), types[n])) for n in names)
+    return tuple((n, column_value(given[n], types[n]) if n in given else cast_to(exp.Null(), types[n])) for n in names)
 
 
 def _join_kind(clauses: tuple[MergeClause, ...]) -> JoinKind:
@@ -163,39 +131,37 @@ def _target_pruning(target: TableDef, on: exp.Expression, clauses: tuple[MergeCl
 
 def build_merge(tree: exp.Merge, target: TableDef, target_node: exp.Table, bind) -> MergePlan:
     """The plan of a MERGE statement; ``bind`` is the planner's table binder."""
-    from hiveacid_sql.plan.planner import target_table
-
     t = target_node.alias_or_name
     source = tree.args.get("using")
     if source is None or not isinstance(source, exp.Table | exp.Subquery):
-        raise PlanError(f"{_where(tree)}MERGE needs USING <table or (subquery)> [AS alias]")
+        raise PlanError(f"{where_is(tree)}MERGE needs USING <table or (subquery)> [AS alias]")
     s = source.alias_or_name
     if s.lower() == t.lower():
-        raise PlanError(f"{_where(source)}MERGE source and target need different aliases (both are '{t}')")
+        raise PlanError(f"{where_is(source)}MERGE source and target need different aliases (both are '{t}')")
     on = tree.args.get("on")
     if on is None:
-        raise PlanError(f"{_where(tree)}MERGE needs an ON condition")
+        raise PlanError(f"{where_is(tree)}MERGE needs an ON condition")
     whens = tree.args.get("whens")
     if whens is None or not whens.expressions:
-        raise PlanError(f"{_where(tree)}MERGE needs at least one WHEN clause")
+        raise PlanError(f"{where_is(tree)}MERGE needs at least one WHEN clause")
     types = {c.name: c.type for c in target.all_columns}
     clauses = []
     for index, when in enumerate(whens.expressions, start=1):
         match = _clause_kind(when)
         then = when.args.get("then")
         if isinstance(then, exp.Update):
-            action, values = "update", _update_values(then, target, s, types)
+            action, values = "update", _update_values(then, target, s)
         elif isinstance(then, exp.Insert):
             action, values = "insert", _insert_values(then, target, s, types)
         elif isinstance(then, exp.Var) and then.name.upper() == "DELETE":
             action, values = "delete", ()
         else:
-            raise PlanError(f"{_where(when)}WHEN clause {index} needs THEN UPDATE, DELETE or INSERT")
+            raise PlanError(f"{where_is(when)}WHEN clause {index} needs THEN UPDATE, DELETE or INSERT")
         if (action == "insert") != (match == "not_matched"):
             what = "WHEN NOT MATCHED [BY TARGET] takes only INSERT" if match == "not_matched" else (
                 "INSERT is allowed only in WHEN NOT MATCHED [BY TARGET]"
             )
-            raise PlanError(f"{_where(when)}{what} (clause {index})")
+            raise PlanError(f"{where_is(when)}{what} (clause {index})")
         clauses.append(MergeClause(index, match, action, when.args.get("condition"), values, 0))
     clauses = _statement_offsets(clauses)
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from hiveacid_sql.errors import HiveAcidError, PlanError, UnsupportedStatementError
+from hiveacid_sql.plan.columns import BUCKET, OWID, PART_DIR, ROWID
 from hiveacid_sql.plan.merge import build_merge
 from hiveacid_sql.plan.model import (
     BoundTables,
@@ -21,86 +22,14 @@ from hiveacid_sql.plan.model import (
     TruncatePlan,
     UpdatePlan,
 )
+from hiveacid_sql.plan.partition_spec import insert_spec
 from hiveacid_sql.plan.pruning import TablePruning, merge_pruning, table_pruning
+from hiveacid_sql.plan.target import is_target, set_assignments, target_table
 from hiveacid_sql.plan.types import cast_to
-from hiveacid_sql.sql.helpers import position
+from hiveacid_sql.sql.tree import catalog_tables, is_query, mentions_row_id, table_names, where_is
 from hiveacid_sql.txn import TableDef
 
-ROW_ID = "row__id"
-PART_DIR, OWID, BUCKET, ROWID = "__part_dir", "__owid", "__bucket", "__rowid"
-
 TableLookup = Callable[[str, str], TableDef]
-
-
-def where_is(node: exp.Expression | None) -> str:
-    """``line L, col C: `` (where the node's text starts) for a node that carries a position, else empty."""
-    if node is None:
-        return ""
-    found = position(node)
-    return f"line {found[0]}, col {found[1]}: " if found else ""
-
-
-_TARGET = "hiveacid_target"
-
-
-def target_table(target: TableDef, alias: str) -> exp.Table:
-    """A reference to a DML statement's target, marked so that it is read with its partition directory and
-    row ids (``__part_dir, __owid, __bucket, __rowid``) and pruned by the statement's own rules."""
-    table = exp.Table(this=exp.to_identifier(target.name), db=exp.to_identifier(target.db))
-    table.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
-    table.meta[_TARGET] = True
-    return table
-
-
-def is_target(table: exp.Table) -> bool:
-    """Whether a table reference is a DML target made by :func:`target_table`."""
-    return bool(table.meta.get(_TARGET))
-
-
-def table_names(table: exp.Table, current_db: str) -> tuple[str, str]:
-    """(db, table) lower-cased, the current database filling in a missing db.
-
-    The parser may put another node where a table name belongs (``DESCRIBE UPDATE t``, ``TRUNCATE VALUES``):
-    that is the user's error, said in one line, not an AttributeError.
-    """
-    if not isinstance(table, exp.Table):
-        found = table.key.upper() if isinstance(table, exp.Expression) else "nothing"
-        raise PlanError(f"{where_is(table) if isinstance(table, exp.Expression) else ''}Expected a table name, "
-                        f"found {found}")
-    return (table.db or current_db).lower(), table.name.lower()
-
-
-def mentions_row_id(tree: exp.Expression) -> bool:
-    """Whether the statement names Hive's virtual ``row__id`` column anywhere."""
-    # `row__id.rowid` parses as column `rowid` of a "table" `row__id`; `t.row__id.rowid` puts it in `db`.
-    return any(
-        ROW_ID in (c.name.lower(), c.table.lower(), c.db.lower()) for c in tree.find_all(exp.Column)
-    )
-
-
-QUERY_TYPES = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Subquery, exp.Values)
-
-
-def is_query(tree: exp.Expression) -> bool:
-    """Whether a statement is a query (run by Spark SQL and returned as a DataFrame)."""
-    return isinstance(tree, QUERY_TYPES) or (isinstance(tree, exp.With) and isinstance(tree.this, QUERY_TYPES))
-
-
-def _cte_names(tree: exp.Expression) -> set[str]:
-    return {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
-
-
-def catalog_tables(tree: exp.Expression) -> list[exp.Table]:
-    """Table nodes that name catalog tables (not CTEs, not table functions)."""
-    ctes = _cte_names(tree)
-    out = []
-    for table in tree.find_all(exp.Table):
-        if not table.name:
-            continue
-        if not table.db and table.name.lower() in ctes:
-            continue
-        out.append(table)
-    return out
 
 
 class Planner:
@@ -154,7 +83,7 @@ class Planner:
         if not isinstance(target_node, exp.Table):
             raise PlanError(f"{where_is(tree)}INSERT needs a table name")
         target = self.resolve(target_node)
-        static, dynamic = _partition_spec(target_node, target)
+        static, dynamic = insert_spec(target_node, target)
         order = columns if columns is not None else [c.name for c in target.columns]
         if target.is_partitioned and target_node.args.get("partition") is None and columns is None:
             order = order + [k.name for k in target.partition_keys]  # all partition values come last
@@ -219,26 +148,14 @@ class Planner:
 
     def plan_update(self, tree: exp.Update) -> UpdatePlan:
         target, node = self._dml_target(tree, "UPDATE")
-        types = {c.name: c.type for c in target.all_columns}
-        new_values: dict[str, exp.Expression] = {}
-        assignments = []
-        for assignment in tree.expressions:
-            if not isinstance(assignment, exp.EQ) or not isinstance(assignment.this, exp.Column):
-                raise PlanError(f"{where_is(assignment)}SET expects column = expression")
-            col = assignment.this.name.lower()
-            if col not in types:
-                raise PlanError(
-                    f"{where_is(assignment.this)}Invalid column reference '{col}' in SET of table {target.qualified_name}"
-                )
-            if col in new_values:
-                raise PlanError(f"{where_is(assignment.this)}Column '{col}' is set more than once")
-            new_values[col] = assignment.expression
-            assignments.append((col, assignment.expression.sql(dialect="hive")))
+        changes = set_assignments(tree.expressions, target)
+        new_values = {name: value for name, _, value in changes}
+        assignments = [(name, written.sql(dialect="hive")) for name, written, _ in changes]
         select = self._row_id_select(target, node, tree.args.get("where"))
         alias = node.alias_or_name
         for column in target.all_columns:
             value = new_values.get(column.name)
-            expr = cast_to(value.copy(), column.type) if value is not None else exp.column(column.name, table=alias)
+            expr = value if value is not None else exp.column(column.name, table=alias)
             select = select.select(exp.alias_(expr, column.name, quoted=True))
         keys = {k.name for k in target.partition_keys}
         return UpdatePlan(
@@ -277,45 +194,6 @@ class Planner:
         if isinstance(tree, exp.TruncateTable) and len(tree.expressions) == 1:
             return self.plan_truncate(tree.expressions[0])
         raise UnsupportedStatementError(f"{where_is(tree)}no plan for {tree.key.upper()} statements")
-
-
-def _partition_spec(node: exp.Table, target: TableDef) -> tuple[dict[str, exp.Expression], list[str]]:
-    """``PARTITION (p='v', q)``: static values by column, and the dynamic columns in spec order.
-
-    Hive's rules: only a partitioned table takes a spec; the spec names every partition column, each once;
-    a static value is a constant; a dynamic column never comes before a static one (error 10094).
-    """
-    spec = node.args.get("partition")
-    if spec is None:
-        return {}, []
-    if not target.is_partitioned:
-        raise PlanError(f"{where_is(node)}Table {target.qualified_name} is not partitioned but a partition spec exists")
-    keys = [k.name for k in target.partition_keys]
-    static: dict[str, exp.Expression] = {}
-    dynamic: list[str] = []
-    for item in spec.expressions:
-        column, value = (item.this, item.expression) if isinstance(item, exp.EQ) else (item, None)
-        if not isinstance(column, exp.Column):
-            raise PlanError(f"{where_is(item)}Expected partition column [= value] in PARTITION (...)")
-        name = column.name.lower()
-        if name not in keys:
-            raise PlanError(f"{where_is(column)}'{name}' is not a partition column of {target.qualified_name}")
-        if name in static or name in dynamic:
-            raise PlanError(f"{where_is(column)}Partition column '{name}' appears twice in PARTITION (...)")
-        if value is None:
-            dynamic.append(name)
-            continue
-        if dynamic:
-            raise PlanError(f"{where_is(column)}Dynamic partition cannot be the parent of a static partition '{name}'")
-        if not isinstance(value, exp.Literal | exp.Null | exp.Neg | exp.Boolean):
-            raise PlanError(f"{where_is(value)}Partition value of '{name}' must be a constant")
-        static[name] = value
-    missing = [k for k in keys if k not in static and k not in dynamic]
-    if missing:
-        raise PlanError(f"{where_is(spec)}Partition column '{missing[0]}' is missing from PARTITION (...)")
-    if [k for k in keys if k in dynamic] != dynamic:
-        raise PlanError(f"{where_is(spec)}Dynamic partition columns must follow the table's partition order")
-    return static, dynamic
 
 
 def _typed_values(values: exp.Values, types: list[str]) -> exp.Values:

@@ -5,7 +5,6 @@ renders any parsed tree back to Hive SQL.
 """
 
 from hiveacid_sql.sql.dialect import HiveAcid
-from hiveacid_sql.sql.helpers import position, table_name
 from hiveacid_sql.sql.nodes import (
     AbortTransactions,
     Compact,
@@ -17,6 +16,7 @@ from hiveacid_sql.sql.nodes import (
     UnsetProperties,
 )
 from hiveacid_sql.sql.parse import Statement, parse, parse_one
+from hiveacid_sql.sql.tree import position
 
 __all__ = [
     "AbortTransactions",
@@ -32,5 +32,4 @@ __all__ = [
     "parse",
     "parse_one",
     "position",
-    "table_name",
 ]

@@ -21,9 +21,9 @@ from sqlglot.tokens import Token, TokenType
 from hiveacid_sql.errors import SqlError, UnsupportedStatementError
 from hiveacid_sql.sql import nodes
 from hiveacid_sql.sql.dialect import DIALECT
-from hiveacid_sql.sql.helpers import position, table_name
+from hiveacid_sql.sql.tree import position
 
-__all__ = ["Statement", "parse", "parse_one", "position", "table_name"]
+__all__ = ["Statement", "parse", "parse_one", "position"]
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _TOKEN_REPR = re.compile(r"<Token token_type: TokenType\.(\w+), text: (.*?), line: \d+, col: \d+.*?>")

@@ -59,3 +59,75 @@ def test_statements_with_a_non_table_where_a_table_belongs(acid):
         with pytest.raises(PlanError, match=fragment):
             acid.sql(sql)
     assert acid.catalog.list_tables("default") == ["employee"]
+
+
+def test_set_hive_txn_timeout_with_a_unit_and_a_bad_value(acid):
+    """``SET hive.txn.timeout=5min`` was accepted, then every later statement failed with "Not a time value"
+    (two duration parsers); ``=abc`` was stored too. Now one parser, checked at SET: the bad value is refused
+    with one line and the old value stays."""
+    import pytest
+
+    from hiveacid_sql.errors import PlanError
+
+    acid.sql("SET hive.txn.timeout=5min")
+    assert acid.txn_timeout_s == 300.0
+    acid.sql(f"CREATE TABLE t (id int) {ACID}")
+    acid.sql("INSERT INTO t VALUES (1)")
+    with pytest.raises(PlanError, match=r"^'SET hive.txn.timeout=abc' FAILED in validation : Not a time value"):
+        acid.sql("SET hive.txn.timeout=abc")
+    assert [r[0] for r in acid.sql("SET hive.txn.timeout").collect()] == ["hive.txn.timeout=5min"]
+    acid.sql("INSERT INTO t VALUES (2)")
+    assert sorted(r.id for r in acid.sql("SELECT id FROM t").collect()) == [1, 2]
+
+
+def test_update_set_default_is_null_as_in_merge(acid):
+    """``UPDATE t SET c = DEFAULT`` failed with Spark's UNRESOLVED_COLUMN while MERGE's ``SET c = DEFAULT``
+    worked: UPDATE's SET checks and MERGE's were two copies. Now one interpreter: DEFAULT is NULL in both."""
+    acid.sql(f"CREATE TABLE employee (id int, name string, salary int) {ACID}")
+    acid.sql("INSERT INTO employee VALUES (1, 'Jerry', 5000), (2, 'Tom', 8000)")
+    result = acid.sql("UPDATE employee SET salary = DEFAULT WHERE id = 1")
+    assert result.num_updated_rows == 1
+    acid.sql("MERGE INTO employee t USING (SELECT 2 AS id) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET name = DEFAULT")
+    rows = sorted(tuple(r) for r in acid.sql("SELECT id, name, salary FROM employee").collect())
+    assert rows == [(1, "Jerry", None), (2, None, 8000)]
+
+
+def test_one_partition_spec_names_one_directory_everywhere(acid, warehouse):
+    """SHOW LOCKS rendered a spec's literal text (``p=01``) while INSERT cast it to the column type (``p=1``),
+    so one spec named two directories. Now INSERT, ADD PARTITION, SHOW LOCKS, COMPACT and DROP read the spec
+    through one interpreter and name the directory the same way."""
+    acid.sql(f"CREATE TABLE pt (id int) PARTITIONED BY (p int) {ACID}")
+    acid.sql("INSERT INTO pt PARTITION (p='01') VALUES (1)")
+    assert sorted(os.listdir(warehouse / "pt")) == ["p=1"]
+    acid.sql("ALTER TABLE pt ADD IF NOT EXISTS PARTITION (p='01')")  # the same partition: nothing added
+    assert [r[0] for r in acid.sql("SHOW PARTITIONS pt").collect()] == ["p=1"]
+    acid.begin()
+    acid.sql("INSERT INTO pt PARTITION (p='01') VALUES (2)")
+    held = acid.sql("SHOW LOCKS pt PARTITION (p='01')").collect()
+    assert held and {r["table"] for r in held} == {"pt"}
+    assert {r["partition"] for r in held} <= {None, "p=1"}
+    acid.rollback()
+    compacted = acid.sql("ALTER TABLE pt PARTITION (p='01') COMPACT 'major'").collect()
+    assert [r["partname"] for r in compacted] == ["p=1"]
+    acid.sql("ALTER TABLE pt DROP PARTITION (p='01')")
+    assert acid.sql("SHOW PARTITIONS pt").collect() == []
+
+
+def test_static_spec_directory_is_the_insert_directory(acid, spark, warehouse):
+    """The namer SHOW LOCKS and ADD PARTITION use gives, for specs written in several ways, the directory
+    INSERT wrote (the old SHOW LOCKS path gave ``d=2024-1-5`` / ``n=-1.50`` / ``i=01`` for these)."""
+    from sqlglot import exp
+
+    from hiveacid_sql.exec.routing import partition_dir_of
+    from hiveacid_sql.plan.partition_spec import static_spec
+    from hiveacid_sql.sql.parse import parse_one
+
+    acid.sql(f"CREATE TABLE ps (id int) PARTITIONED BY (d date, n decimal(5,1), i int) {ACID}")
+    spec_text = "PARTITION (d='2024-1-5', n=-1.50, i='01')"
+    acid.sql(f"INSERT INTO ps {spec_text} VALUES (1)")
+    written = [str(p.relative_to(warehouse / "ps")) for p in (warehouse / "ps").glob("*/*/*")]
+    assert written == ["d=2024-01-05/n=-1.5/i=1"]
+    spec = parse_one(f"ALTER TABLE ps {spec_text} COMPACT 'major'").tree.args["partition"]
+    assert isinstance(spec, exp.Partition)
+    table = acid.catalog.get_table("default", "ps")
+    assert partition_dir_of(spark, table, static_spec(table, spec)) == written[0]

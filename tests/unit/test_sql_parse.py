@@ -8,7 +8,7 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from hiveacid_sql.errors import SqlError, UnsupportedStatementError
+from hiveacid_sql.errors import PlanError, SqlError, UnsupportedStatementError
 from hiveacid_sql.sql import (
     AbortTransactions,
     Compact,
@@ -22,8 +22,8 @@ from hiveacid_sql.sql import (
     parse,
     parse_one,
     position,
-    table_name,
 )
+from hiveacid_sql.sql.tree import catalog_tables, table_names
 
 
 def validate_identity(sql: str, write_sql: str | None = None) -> exp.Expression:
@@ -141,7 +141,7 @@ def test_compact_shape() -> None:
     assert isinstance(tree.args["partition"], exp.Partition)
     assert tree.this.args.get("partition") is None
     assert [p.this.name for p in tree.args["properties"].expressions] == ["k"]
-    assert table_name(tree) == ("db", "t")
+    assert table_names(tree.this, "cur") == ("db", "t")
 
 
 def test_compact_defaults() -> None:
@@ -169,7 +169,7 @@ def test_abort_transactions_ids() -> None:
 def test_show_locks_shape() -> None:
     tree = parse_one("SHOW LOCKS db.t PARTITION (p=1) EXTENDED").tree
     assert isinstance(tree, ShowLocks)
-    assert table_name(tree) == ("db", "t")
+    assert table_names(tree.this, "cur") == ("db", "t")
     assert tree.args["extended"] is True
     assert isinstance(tree.args["partition"], exp.Partition)
     bare = parse_one("SHOW LOCKS").tree
@@ -181,7 +181,7 @@ def test_show_metadata_uses_sqlglot_show() -> None:
     assert isinstance(tables, exp.Show)
     assert (tables.name, tables.args["db"].name, tables.args["like"].name) == ("TABLES", "Sales", "e*")
     create = parse_one("SHOW CREATE TABLE db.t").tree
-    assert create.name == "CREATE TABLE" and table_name(create) == ("db", "t")
+    assert create.name == "CREATE TABLE" and table_names(create.args["target"], "cur") == ("db", "t")
     props = parse_one("SHOW TBLPROPERTIES t ('transactional')").tree
     assert isinstance(props, ShowTblProperties) and props.expression.name == "transactional"
 
@@ -284,24 +284,20 @@ def test_stock_hive_is_untouched() -> None:
 @pytest.mark.parametrize(
     ("sql", "expected"),
     [
-        ("UPDATE DB.Emp SET a = 1", ("db", "emp")),
-        ("DELETE FROM emp", (None, "emp")),
-        ("INSERT INTO db.emp (a) VALUES (1)", ("db", "emp")),
-        ("MERGE INTO emp AS e USING s ON e.a = s.a WHEN MATCHED THEN DELETE", (None, "emp")),
-        ("CREATE TABLE x.y (a int)", ("x", "y")),
-        ("DROP TABLE `My Table`", (None, "my table")),
-        ("TRUNCATE TABLE db.t", ("db", "t")),
-        ("SHOW CREATE TABLE t", (None, "t")),
-        ("DESCRIBE EXTENDED db.t", ("db", "t")),
+        ("UPDATE DB.Emp SET a = 1", [("db", "emp")]),
+        ("DELETE FROM emp WHERE a IN (SELECT a FROM x.s)", [("cur", "emp"), ("x", "s")]),
+        ("MERGE INTO emp AS e USING s ON e.a = s.a WHEN MATCHED THEN DELETE", [("cur", "emp"), ("cur", "s")]),
+        ("WITH c AS (SELECT * FROM t) SELECT * FROM c JOIN `My Table`", [("cur", "t"), ("cur", "my table")]),
     ],
 )
-def test_table_name(sql: str, expected: tuple[str | None, str]) -> None:
-    assert table_name(parse_one(sql).tree) == expected
+def test_catalog_table_names(sql: str, expected: list[tuple[str, str]]) -> None:
+    """The catalog tables a statement names (not its CTEs), each with the current database filled in."""
+    assert sorted(table_names(t, "cur") for t in catalog_tables(parse_one(sql).tree)) == sorted(expected)
 
 
-def test_table_name_without_table() -> None:
-    with pytest.raises(ValueError):
-        table_name(parse_one("SHOW COMPACTIONS").tree)
+def test_table_names_of_something_else_is_a_one_line_error() -> None:
+    with pytest.raises(PlanError, match="Expected a table name, found"):
+        table_names(parse_one("SELECT 1").tree, "cur")
 
 
 def test_position_of_identifiers_in_script() -> None:

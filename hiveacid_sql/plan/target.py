@@ -1,0 +1,64 @@
+"""A DML statement's target: the marked table reference its queries read, and the one interpreter of
+``SET column = value`` lists (UPDATE and MERGE's WHEN ... UPDATE share it, so DEFAULT, the column checks and
+the casts to the column types are the same in both)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlglot import exp
+
+from hiveacid_sql.errors import PlanError
+from hiveacid_sql.plan.types import cast_to
+from hiveacid_sql.sql.tree import is_default, where_is
+from hiveacid_sql.txn import TableDef
+
+_TARGET = "hiveacid_target"
+
+
+def target_table(target: TableDef, alias: str) -> exp.Table:
+    """A reference to a DML statement's target, marked so that it is read with its partition directory and
+    row ids (``__part_dir, __owid, __bucket, __rowid``) and pruned by the statement's own rules."""
+    table = exp.Table(this=exp.to_identifier(target.name), db=exp.to_identifier(target.db))
+    table.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
+    table.meta[_TARGET] = True
+    return table
+
+
+def is_target(table: exp.Table) -> bool:
+    """Whether a table reference is a DML target made by :func:`target_table`."""
+    return bool(table.meta.get(_TARGET))
+
+
+def column_value(node: exp.Expression, htype: str) -> exp.Expression:
+    """A value written to a column of type ``htype``: ``DEFAULT`` (no column defaults here) is NULL."""
+    return cast_to(exp.Null() if is_default(node) else node.copy(), htype)
+
+
+def set_assignments(
+    items: Sequence[exp.Expression], target: TableDef, *, star_source: str | None = None
+) -> list[tuple[str, exp.Expression, exp.Expression]]:
+    """``SET c = e, ..`` as ``(column, e as written, e cast to c's type)``, in the order written.
+
+    Every column must be the target's and set once; ``DEFAULT`` is NULL. ``SET *`` (MERGE only, where
+    ``star_source`` is the source alias) sets every target column from the source column of its name.
+    """
+    types = {c.name: c.type for c in target.all_columns}
+    out: dict[str, tuple[exp.Expression, exp.Expression]] = {}
+    for item in items:
+        if isinstance(item, exp.Star) and star_source is not None:
+            for col in target.all_columns:
+                source = exp.column(col.name, table=star_source, quoted=True)
+                out[col.name] = (source, cast_to(source.copy(), col.type))
+            continue
+        if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
+            raise PlanError(f"{where_is(item)}SET expects column = expression")
+        name = item.this.name.lower()
+        if name not in types:
+            raise PlanError(
+                f"{where_is(item.this)}Invalid column reference '{name}' in SET of table {target.qualified_name}"
+            )
+        if name in out:
+            raise PlanError(f"{where_is(item.this)}Column '{name}' is set more than once")
+        out[name] = (item.expression, column_value(item.expression, types[name]))
+    return [(name, written, value) for name, (written, value) in out.items()]
