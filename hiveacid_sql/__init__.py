@@ -19,7 +19,8 @@ from hiveacid_sql import errors
 from hiveacid_sql.errors import HiveAcidError, PlanError, SqlError, UnsupportedStatementError
 
 if TYPE_CHECKING:
-    from hiveacid_sql.engine.session import Session, connect
+    from hiveacid_sql.engine.connect import connect
+    from hiveacid_sql.engine.session import Session
     from hiveacid_sql.results import DmlResult
 
 __version__ = "0.1.0"
@@ -45,10 +46,14 @@ def load_ipython_extension(ipython: Any) -> None:
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("connect", "Session"):
-        from hiveacid_sql.engine import session
+    if name == "connect":
+        from hiveacid_sql.engine.connect import connect
 
-        return getattr(session, name)
+        return connect
+    if name == "Session":
+        from hiveacid_sql.engine.session import Session
+
+        return Session
     if name == "DmlResult":
         from hiveacid_sql.results import DmlResult
 

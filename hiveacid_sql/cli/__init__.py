@@ -90,6 +90,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _compactor(argv: list[str]) -> int:
     """``hiveacid-sql compactor ...``: the compaction service's own command line."""
-    from hiveacid_sql.compactor.service import main as compactor_main
+    from hiveacid_sql.cli.compactor import main as compactor_main
 
     return int(compactor_main(argv) or 0)

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     except HiveAcidError as exc:
         print(f"hiveacid-sql: {exc}", file=sys.stderr)
         return 2
-    import hiveacid_sql
+    from hiveacid_sql.engine.connect import connect
 
     _quiet_spark_logging(verbose=args.verbose)
     connect_kwargs: dict = {"warehouse": args.warehouse, "store_url": args.store_url, "spark_conf": plan["conf"]}
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         try:
             report = stack.enter_context(open(args.report, "w", encoding="utf-8")) if args.report else None  # noqa: SIM115
-            acid = stack.enter_context(hiveacid_sql.connect(**connect_kwargs))
+            acid = stack.enter_context(connect(**connect_kwargs))
         except (HiveAcidError, OSError) as exc:
             print(f"hiveacid-sql: {' '.join(str(exc).split())}", file=sys.stderr)
             return 2

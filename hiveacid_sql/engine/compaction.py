@@ -25,7 +25,7 @@ from hiveacid_sql.sql.tree import literal_text, where_is
 from hiveacid_sql.txn.compactions import TYPE_NAMES, WORKING, CompactionQueue
 
 if TYPE_CHECKING:
-    from hiveacid_sql.engine.session import Session
+    from hiveacid_sql.engine.context import StatementContext
 
 #: Hive 3's SHOW COMPACTIONS columns (``DDLTask.showCompactions``), plus Hive 4's enqueue time and error message.
 SHOW_COMPACTIONS_SCHEMA = (
@@ -36,9 +36,9 @@ SHOW_COMPACTIONS_SCHEMA = (
 _RESULT_SCHEMA = "compactionid bigint, dbname string, tabname string, partname string, type string, state string, message string"
 
 
-def compact(session: Session, tree: nodes.Compact) -> DataFrame:
+def compact(ctx: StatementContext, tree: nodes.Compact) -> DataFrame:
     """Queue the request(s); with AND WAIT, run or wait for them. One row per request."""
-    table = session.planner.resolve(tree.this)
+    table = ctx.planner.resolve(tree.this)
     if not table.is_transactional:
         raise CompactionError(f"{where_is(tree.this)}Compaction is not allowed on non-ACID table {table.qualified_name}")
     kind = str(tree.args["kind"]).lower()
@@ -47,7 +47,7 @@ def compact(session: Session, tree: nodes.Compact) -> DataFrame:
     if spec is not None:
         partitions = list(
             prune_partitions(
-                session.spark, table, session.catalog.list_partitions(table.db, table.name), spec_filter(table, spec)
+                ctx.spark, table, ctx.catalog.list_partitions(table.db, table.name), spec_filter(table, spec)
             )
         )
         if len(partitions) != 1:
@@ -56,7 +56,7 @@ def compact(session: Session, tree: nodes.Compact) -> DataFrame:
                 + ("does not exist" if not partitions else "names several partitions")
             )
     elif table.is_partitioned:
-        partitions = [p.name for p in session.catalog.list_partitions(table.db, table.name)]
+        partitions = [p.name for p in ctx.catalog.list_partitions(table.db, table.name)]
     else:
         partitions = [None]
     props: dict[str, str] = {}
@@ -65,15 +65,15 @@ def compact(session: Session, tree: nodes.Compact) -> DataFrame:
         for p in properties.expressions:
             if isinstance(p, exp.Property):
                 props[(literal_text(p.this) or "").lower()] = literal_text(p.args.get("value")) or ""
-    queue = CompactionQueue(session.store.engine)
+    queue = CompactionQueue(ctx.store.engine)
     requests = []
     for part in partitions:
         cq_id, accepted = queue.enqueue(table.db, table.name, part, kind, properties=props, run_as=getpass.getuser())
         requests.append((cq_id, part, accepted))
     if tree.args.get("wait"):
-        compactor = Compactor(session.spark, session.store, {**session.settings, **props})
+        compactor = Compactor(ctx.spark, ctx.store, {**ctx.settings, **props})
         for cq_id, _part, _accepted in requests:
-            wait_for(session, compactor, cq_id)
+            wait_for(ctx, compactor, cq_id)
     rows = []
     for cq_id, part, accepted in requests:
         info = queue.get(cq_id)
@@ -85,12 +85,12 @@ def compact(session: Session, tree: nodes.Compact) -> DataFrame:
         else:
             message = f"Compaction already enqueued with id {cq_id}; State is {state}"
         rows.append((cq_id, table.db, table.name, part, TYPE_NAMES[info.type] if info else kind.upper(), state, message))
-    return session.spark.createDataFrame(rows, _RESULT_SCHEMA)
+    return ctx.spark.createDataFrame(rows, _RESULT_SCHEMA)
 
 
-def wait_for(session: Session, compactor: Compactor, cq_id: int, poll_seconds: float = 0.2) -> None:
+def wait_for(ctx: StatementContext, compactor: Compactor, cq_id: int, poll_seconds: float = 0.2) -> None:
     """Until the request is past 'working': run it here when no compactor thread of the session will."""
-    thread = getattr(session, "_compactor_thread", None)
+    thread = getattr(ctx, "_compactor_thread", None)
     runs_here = thread is None or not thread.alive or not thread.compactor.conf.get("hive.compactor.worker.threads")
     queue = compactor.queue
     while True:
@@ -103,10 +103,10 @@ def wait_for(session: Session, compactor: Compactor, cq_id: int, poll_seconds: f
         time.sleep(poll_seconds)
 
 
-def show_compactions(session: Session) -> DataFrame:
+def show_compactions(ctx: StatementContext) -> DataFrame:
     """SHOW COMPACTIONS: queue and history, by id, with Hive 3's state words."""
     rows = []
-    for c in CompactionQueue(session.store.engine).list():
+    for c in CompactionQueue(ctx.store.engine).list():
         duration = c.end - c.start if c.end is not None and c.start is not None else None
         rows.append(
             (
@@ -125,4 +125,4 @@ def show_compactions(session: Session) -> DataFrame:
                 c.error,
             )
         )
-    return session.spark.createDataFrame(rows, SHOW_COMPACTIONS_SCHEMA)
+    return ctx.spark.createDataFrame(rows, SHOW_COMPACTIONS_SCHEMA)

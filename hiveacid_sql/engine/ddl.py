@@ -24,11 +24,12 @@ from hiveacid_sql.exec.routing import partition_dir_of
 from hiveacid_sql.plan.partition_spec import spec_filter, static_spec
 from hiveacid_sql.plan.types import hive_type_of
 from hiveacid_sql.settings import DEFAULT_FILEFORMAT
+from hiveacid_sql.sql.parse import parse_one
 from hiveacid_sql.sql.tree import literal_text, table_names, where_is
 from hiveacid_sql.txn import Column, TableDef
 
 if TYPE_CHECKING:
-    from hiveacid_sql.engine.session import Session
+    from hiveacid_sql.engine.context import StatementContext
 
 _FORMATS = {"ORC": "orc", "PARQUET": "parquet", "TEXTFILE": "textfile"}
 
@@ -63,19 +64,19 @@ def _columns(schema: exp.Schema) -> tuple[Column, ...]:
     return tuple(cols)
 
 
-def table_location(session: Session, db: str, name: str) -> str:
+def table_location(ctx: StatementContext, db: str, name: str) -> str:
     """Default location of a managed table, Hive-style."""
-    db_location = session.catalog.get_database(db)["location"]
+    db_location = ctx.catalog.get_database(db)["location"]
     return f"{db_location.rstrip('/')}/{name}"
 
 
-def create_table(session: Session, tree: exp.Create) -> None:
+def create_table(ctx: StatementContext, tree: exp.Create) -> None:
     """CREATE [EXTERNAL] TABLE [IF NOT EXISTS] ... (incl. LIKE and AS SELECT)."""
     target = tree.this
     schema_node = target if isinstance(target, exp.Schema) else None
     table_node = target.this if isinstance(target, exp.Schema) else target
-    db, name = table_names(table_node, session.current_db)
-    if not session.catalog.database_exists(db):
+    db, name = table_names(table_node, ctx.current_db)
+    if not ctx.catalog.database_exists(db):
         raise PlanError(f"{where_is(table_node)}Database does not exist: {db}")
     params: dict[str, str] = {}
     storage = None
@@ -117,7 +118,7 @@ def create_table(session: Session, tree: exp.Create) -> None:
         params["transactional"] = params["transactional"].lower()
     columns: tuple[Column, ...] = _columns(schema_node) if schema_node is not None else ()
     if like is not None:
-        source = session.planner.resolve(like)
+        source = ctx.planner.resolve(like)
         columns = source.columns
         partition_keys = partition_keys or source.partition_keys
         bucket_cols, num_buckets = (bucket_cols, num_buckets) if bucket_cols else (source.bucket_cols, source.num_buckets)
@@ -125,17 +126,17 @@ def create_table(session: Session, tree: exp.Create) -> None:
         params = {**{k: v for k, v in source.params.items() if k in ("transactional", "transactional_properties")}, **params}
     query = tree.expression
     if query is not None and not columns:
-        df = session.query_frame(query)
+        df = ctx.query_frame(query)
         columns = tuple(Column(f.name.lower(), spark_to_hive_type(f.dataType.simpleString())) for f in df.schema.fields)
     if not columns:
         raise PlanError(f"{where_is(table_node)}CREATE TABLE {db}.{name} needs at least one column")
-    storage = storage or session.settings.value(DEFAULT_FILEFORMAT)
+    storage = storage or ctx.settings.value(DEFAULT_FILEFORMAT)
     if params.get("transactional") == "true" and storage != "orc":
         # Hive's TransactionalValidationListener refuses this; say so before anything is created.
         raise CatalogError(f"The table must be stored using an ACID compliant format (such as ORC): {db}.{name}")
     _check_layout(f"{db}.{name}", params, storage, columns, partition_keys, bucket_cols, sorted_by)
     adopting = location is not None
-    location = table_location(session, db, name) if location is None else session.resolve_location(location)
+    location = table_location(ctx, db, name) if location is None else ctx.resolve_location(location)
     if bucket_cols and adopting and "bucketing_version" not in params:
         params["bucketing_version"] = "1"  # data written before us: Hive's default for tables that say nothing
     tdef = TableDef(
@@ -153,16 +154,16 @@ def create_table(session: Session, tree: exp.Create) -> None:
         owner=getpass.getuser(),
         create_time=int(time.time()),
     )
-    created = session.catalog.create_table(tdef, if_not_exists=bool(tree.args.get("exists")))
+    created = ctx.catalog.create_table(tdef, if_not_exists=bool(tree.args.get("exists")))
     if not created:
         return
-    tdef = session.catalog.get_table(db, name)
+    tdef = ctx.catalog.get_table(db, name)
     fs, path = filesystem_for(location)
     fs.create_dir(path, recursive=True)
     if tdef.is_transactional:
-        _adopt_existing_data(session, tdef, fs, path)
+        _adopt_existing_data(ctx, tdef, fs, path)
     if query is not None:
-        session.run_statement_tree(exp.Insert(this=exp.Table(this=exp.to_identifier(name), db=exp.to_identifier(db)), expression=query))
+        ctx.run_tree(exp.Insert(this=exp.Table(this=exp.to_identifier(name), db=exp.to_identifier(db)), expression=query))
 
 
 def _partition_columns(prop: exp.PartitionedByProperty) -> tuple[Column, ...]:
@@ -207,42 +208,42 @@ def _check_layout(
         )
 
 
-def _adopt_existing_data(session: Session, table: TableDef, fs, path: str) -> None:
+def _adopt_existing_data(ctx: StatementContext, table: TableDef, fs, path: str) -> None:
     """A LOCATION that already holds Hive ACID data: its partitions are registered and every write id on
     disk counts as committed (new write ids continue after the highest)."""
     if table.is_partitioned:
         names = discover_partitions(fs, path, [k.name for k in table.partition_keys])
         if names:
-            session.catalog.add_partitions(table.db, table.name, names)
+            ctx.catalog.add_partitions(table.db, table.name, names)
         dirs = [f"{path}/{n}" for n in names]
     else:
         dirs = [path]
     highest = max((max_write_id_on_disk(list_acid_dir(fs, d)) for d in dirs), default=0)
     if highest > 0:
-        session.store.register_existing_write_ids(table.db, table.name, highest)
+        ctx.store.register_existing_write_ids(table.db, table.name, highest)
 
 
-def create_database(session: Session, tree: exp.Create) -> None:
+def create_database(ctx: StatementContext, tree: exp.Create) -> None:
     name = tree.this.name.lower()
     location = None
     comment = None
     for prop in (tree.args.get("properties").expressions if tree.args.get("properties") else []):
         if isinstance(prop, exp.LocationProperty):
-            location = session.resolve_location(literal_text(prop.this))
+            location = ctx.resolve_location(literal_text(prop.this))
         elif isinstance(prop, exp.SchemaCommentProperty):
             comment = literal_text(prop.this)
-    location = location or f"{session.warehouse.rstrip('/')}/{name}.db"
-    session.catalog.create_database(name, location=location, comment=comment, if_not_exists=bool(tree.args.get("exists")))
+    location = location or f"{ctx.warehouse.rstrip('/')}/{name}.db"
+    ctx.catalog.create_database(name, location=location, comment=comment, if_not_exists=bool(tree.args.get("exists")))
     fs, path = filesystem_for(location)
     fs.create_dir(path, recursive=True)
 
 
-def drop(session: Session, tree: exp.Drop) -> None:
+def drop(ctx: StatementContext, tree: exp.Drop) -> None:
     kind = (tree.args.get("kind") or "").upper()
     if kind == "TABLE":
         for node in tree.args.get("tables") or [tree.this]:
-            db, name = table_names(node, session.current_db)
-            dropped = session.catalog.drop_table(db, name, if_exists=bool(tree.args.get("exists")))
+            db, name = table_names(node, ctx.current_db)
+            dropped = ctx.catalog.drop_table(db, name, if_exists=bool(tree.args.get("exists")))
             if dropped is not None and dropped.table_type != "EXTERNAL_TABLE":
                 fs, path = filesystem_for(dropped.location)
                 with contextlib.suppress(FileNotFoundError, OSError):
@@ -253,23 +254,23 @@ def drop(session: Session, tree: exp.Drop) -> None:
             name = node.name.lower()
             if name == "default":
                 raise CatalogError("Can not drop default database")
-            if session.catalog.database_exists(name) and bool(tree.args.get("cascade")):
-                for table in session.catalog.list_tables(name):
-                    session.sql(f"DROP TABLE `{name}`.`{table}`")
-            info = session.catalog.get_database(name) if session.catalog.database_exists(name) else None
-            session.catalog.drop_database(name, if_exists=bool(tree.args.get("exists")), cascade=bool(tree.args.get("cascade")))
+            if ctx.catalog.database_exists(name) and bool(tree.args.get("cascade")):
+                for table in ctx.catalog.list_tables(name):
+                    ctx.run_tree(parse_one(f"DROP TABLE `{name}`.`{table}`").tree)
+            info = ctx.catalog.get_database(name) if ctx.catalog.database_exists(name) else None
+            ctx.catalog.drop_database(name, if_exists=bool(tree.args.get("exists")), cascade=bool(tree.args.get("cascade")))
             if info is not None:
                 fs, path = filesystem_for(info["location"])
                 with contextlib.suppress(FileNotFoundError, OSError):
                     fs.delete_dir(path)
-            if session.current_db == name:
-                session.current_db = "default"
+            if ctx.current_db == name:
+                ctx.current_db = "default"
         return
     raise UnsupportedStatementError(f"DROP {kind} is not supported")
 
 
-def alter_table(session: Session, tree: exp.Alter) -> None:
-    table = session.planner.resolve(tree.this)
+def alter_table(ctx: StatementContext, tree: exp.Alter) -> None:
+    table = ctx.planner.resolve(tree.this)
     for action in tree.args.get("actions") or []:
         if isinstance(action, (exp.Schema, exp.ColumnDef)):
             cols = _columns(action if isinstance(action, exp.Schema) else exp.Schema(expressions=[action]))
@@ -277,14 +278,14 @@ def alter_table(session: Session, tree: exp.Alter) -> None:
             for col in cols:
                 if col.name in existing:
                     raise PlanError(f"Duplicate column name: {col.name}")
-            session.catalog.add_columns(table.db, table.name, list(cols))
+            ctx.catalog.add_columns(table.db, table.name, list(cols))
         elif isinstance(action, exp.AlterRename):
             new_db, new_name = table_names(action.this, table.db)
             new_location = table.location
-            default_location = table_location(session, table.db, table.name)
+            default_location = table_location(ctx, table.db, table.name)
             if table.table_type != "EXTERNAL_TABLE" and table.location.rstrip("/") == default_location.rstrip("/"):
-                new_location = table_location(session, new_db, new_name)
-            session.catalog.rename_table(table.db, table.name, new_db, new_name, new_location)
+                new_location = table_location(ctx, new_db, new_name)
+            ctx.catalog.rename_table(table.db, table.name, new_db, new_name, new_location)
             if new_location != table.location:
                 fs, old_path = filesystem_for(table.location)
                 _, new_path = filesystem_for(new_location)
@@ -295,40 +296,40 @@ def alter_table(session: Session, tree: exp.Alter) -> None:
             for prop in action.expressions:
                 for p in prop.expressions if isinstance(prop, exp.Properties) else [prop]:
                     props[literal_text(p.this).lower()] = literal_text(p.args.get("value")) or ""
-            session.catalog.set_table_params(table.db, table.name, props)
+            ctx.catalog.set_table_params(table.db, table.name, props)
         elif type(action).__name__ == "UnsetProperties":
             keys = [literal_text(e).lower() for e in action.expressions]
-            session.catalog.unset_table_params(table.db, table.name, keys)
+            ctx.catalog.unset_table_params(table.db, table.name, keys)
         elif isinstance(action, exp.AddPartition):
-            add_partition(session, table, action)
+            add_partition(ctx, table, action)
         elif isinstance(action, exp.DropPartition):
-            drop_partitions(session, table, action)
+            drop_partitions(ctx, table, action)
         else:
             raise UnsupportedStatementError(f"ALTER TABLE {action.key.upper()} is not supported")
 
 
-def add_partition(session: Session, table: TableDef, action: exp.AddPartition) -> None:
+def add_partition(ctx: StatementContext, table: TableDef, action: exp.AddPartition) -> None:
     """ALTER TABLE ADD [IF NOT EXISTS] PARTITION (...): registered and its directory created, as Hive does."""
     if action.args.get("location"):
         raise UnsupportedStatementError("ADD PARTITION ... LOCATION is not supported: partitions live under the table")
-    name = partition_dir_of(session.spark, table, static_spec(table, action.this))
-    added = session.catalog.add_partitions(table.db, table.name, [name], if_not_exists=bool(action.args.get("exists")))
+    name = partition_dir_of(ctx.spark, table, static_spec(table, action.this))
+    added = ctx.catalog.add_partitions(table.db, table.name, [name], if_not_exists=bool(action.args.get("exists")))
     if added:
         fs, path = filesystem_for(table.location)
         fs.create_dir(f"{path.rstrip('/')}/{name}", recursive=True)
 
 
-def drop_partitions(session: Session, table: TableDef, action: exp.DropPartition) -> None:
+def drop_partitions(ctx: StatementContext, table: TableDef, action: exp.DropPartition) -> None:
     """ALTER TABLE DROP [IF EXISTS] PARTITION (...), ...: catalog entries and (managed tables) their data."""
     names: list[str] = []
     for spec in action.expressions:
         matching = prune_partitions(
-            session.spark, table, session.catalog.list_partitions(table.db, table.name), spec_filter(table, spec)
+            ctx.spark, table, ctx.catalog.list_partitions(table.db, table.name), spec_filter(table, spec)
         )
         if not matching and not action.args.get("exists"):
             raise PlanError(f"{where_is(spec)}No partition matches {spec.sql(dialect='hiveacid')} in {table.qualified_name}")
         names += matching
-    dropped = session.catalog.drop_partitions(table.db, table.name, names)
+    dropped = ctx.catalog.drop_partitions(table.db, table.name, names)
     if table.table_type != "EXTERNAL_TABLE":
         fs, path = filesystem_for(table.location)
         for name in dropped:
@@ -336,10 +337,10 @@ def drop_partitions(session: Session, table: TableDef, action: exp.DropPartition
                 fs.delete_dir(f"{path.rstrip('/')}/{name}")
 
 
-def show_partitions(session: Session, table: TableDef, spec: exp.Partition | None) -> DataFrame:
+def show_partitions(ctx: StatementContext, table: TableDef, spec: exp.Partition | None) -> DataFrame:
     """SHOW PARTITIONS t [PARTITION (p='v')]: Hive's escaped names, sorted."""
     if not table.is_partitioned:
         raise PlanError(f"Table {table.qualified_name} is not a partitioned table")
-    partitions = session.catalog.list_partitions(table.db, table.name)
-    names = prune_partitions(session.spark, table, partitions, spec_filter(table, spec) if spec is not None else None)
-    return session.spark.createDataFrame([(n,) for n in names], "partition string")
+    partitions = ctx.catalog.list_partitions(table.db, table.name)
+    names = prune_partitions(ctx.spark, table, partitions, spec_filter(table, spec) if spec is not None else None)
+    return ctx.spark.createDataFrame([(n,) for n in names], "partition string")

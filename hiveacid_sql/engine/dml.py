@@ -14,11 +14,9 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pyspark import StorageLevel
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.engine.binder import spark_error
 from hiveacid_sql.engine.merge import MergeCounts, MergeRunner
@@ -26,14 +24,15 @@ from hiveacid_sql.engine.plain import write_plain
 from hiveacid_sql.engine.transaction import Transaction
 from hiveacid_sql.errors import HiveAcidError, PlanError
 from hiveacid_sql.exec.events import delete_events, insert_events, update_events
-from hiveacid_sql.exec.routing import bucket_id_column, partition_dir_column, partition_dir_of
+from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir, static_part_dir
 from hiveacid_sql.exec.session import hive_value_semantics
 from hiveacid_sql.exec.shaping import shape_rows
-from hiveacid_sql.exec.spark_types import to_spark_type
+from hiveacid_sql.exec.spark_types import data_types
 from hiveacid_sql.exec.tasks import TableSink
 from hiveacid_sql.exec.write import (
     FileWritten,
     finish_directories,
+    write_changes,
     write_events,
     write_events_local,
     write_version_file,
@@ -44,7 +43,7 @@ from hiveacid_sql.settings import DRIVER_WRITE_MAX_ROWS
 from hiveacid_sql.txn import TableDef
 
 if TYPE_CHECKING:
-    from hiveacid_sql.engine.session import Session
+    from hiveacid_sql.engine.context import StatementContext
 
 
 
@@ -68,26 +67,6 @@ def _sink(table: TableDef, write_id: int, *, overwrite: bool) -> TableSink:
     )
 
 
-def new_part_dir(table: TableDef, static: str | None = None) -> Column:
-    """The partition directory of a new row, from its partition column values ('' if un-partitioned);
-    ``static``: the directory every row goes to (all partition values constant), no per-row work."""
-    if not table.is_partitioned:
-        return F.lit("")
-    if static is not None:
-        return F.lit(static)
-    keys = [(k.name, parse_hive_type(k.type)) for k in table.partition_keys]
-    return partition_dir_column(keys, [F.col(k) for k, _ in keys])
-
-
-def new_bucket_id(table: TableDef) -> Column | None:
-    """The bucket of a new row from its bucketing column values; None for an un-bucketed table."""
-    if not table.is_bucketed:
-        return None
-    types = {c.name: parse_hive_type(c.type) for c in table.columns}
-    cols = [(c, types[c]) for c in table.bucket_cols]
-    return bucket_id_column(cols, [F.col(c) for c, _ in cols], table.num_buckets, table.bucketing_version)
-
-
 def _operations(files: list[FileWritten], operation: str) -> dict[str, str]:
     """Partition -> TXN_COMPONENTS operation: the statement's own ('u' or 'd') where it deleted rows, 'i'
     where only new rows landed (an UPDATE moving rows into a partition only inserts there)."""
@@ -101,16 +80,15 @@ def _operations(files: list[FileWritten], operation: str) -> dict[str, str]:
 
 
 class DmlRunner:
-    """Executes DML plans against one Session's Spark, store and current database."""
+    """Executes DML plans against one connection's context (Spark, store, settings, current database)."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
-        self._merge = MergeRunner(self)
+    def __init__(self, ctx: StatementContext) -> None:
+        self.ctx = ctx
+        self._merge = MergeRunner(ctx.settings)
 
     @staticmethod
     def data_types(table: TableDef) -> list:
-        """Spark types of the table's data columns (the event frame's data columns)."""
-        return [to_spark_type(c.type) for c in table.columns]
+        return data_types(table)
 
     # -- entry -------------------------------------------------------------------------------------
     def run(self, plan: DmlPlan, text: str | None = None) -> DmlResult:
@@ -121,9 +99,9 @@ class DmlRunner:
             return self._insert_plain(plan, started)
         if isinstance(plan, TruncatePlan) and not target.is_transactional:
             return self._truncate_plain(plan, started)
-        with self.session.transaction() as txn, hive_value_semantics(self.session.spark):
+        with self.ctx.transaction() as txn, hive_value_semantics(self.ctx.spark):
             try:
-                self.session.lock_statement(txn, plan)
+                self.ctx.lock_statement(txn, plan)
                 outcome, write_id = self._execute(plan, txn)
             except HiveAcidError:
                 raise
@@ -150,8 +128,8 @@ class DmlRunner:
         fs, _ = filesystem_for(target.location)
         if isinstance(plan, TruncatePlan):
             return self._truncate(plan, txn, sink, fs, stmt), write_id
-        session = self.session
-        with session.bound(snapshot) as binder:
+        ctx = self.ctx
+        with ctx.bound(snapshot) as binder:
             if isinstance(plan, InsertPlan):
                 rows = shape_rows(binder.run(plan.source, plan.reads), target, plan.column_order, plan.static_partitions)
                 static = self._static_part_dir(plan) if self._all_static(plan) else None
@@ -193,21 +171,7 @@ class DmlRunner:
         )
 
     def write_changes(self, events: DataFrame, sink: TableSink) -> list[FileWritten]:
-        """Statement-sized changes are written by the driver, larger ones by Spark tasks.
-
-        The events are computed once: kept by Spark while they are counted, then either collected (at most
-        ``hiveacid.driver.write.max.rows``) or written by tasks from what was kept, so the row-id query never
-        runs twice."""
-        limit = self.session.settings.value(DRIVER_WRITE_MAX_ROWS)
-        if limit <= 0:
-            return write_events(events, sink, route="shuffle")
-        kept = events.persist(StorageLevel.MEMORY_AND_DISK)
-        try:
-            if kept.count() <= limit:
-                return write_events_local(kept.toArrow(), sink)
-            return write_events(kept, sink, route="shuffle")
-        finally:
-            kept.unpersist()
+        return write_changes(events, sink, self.ctx.settings.value(DRIVER_WRITE_MAX_ROWS))
 
     def _empty_bases(self, plan: InsertPlan, sink: TableSink, fs, directories: list[str]) -> list[str]:
         """INSERT OVERWRITE that wrote no row into the partition it names (or the table) still hides the old
@@ -228,12 +192,12 @@ class DmlRunner:
         return plan.target.is_partitioned and len(plan.static_partitions) == len(plan.target.partition_keys)
 
     def _static_part_dir(self, plan: InsertPlan) -> str:
-        return static_part_dir(self.session.spark, plan)
+        return static_part_dir(self.ctx.spark, plan)
 
     def _truncate(self, plan: TruncatePlan, txn: Transaction, sink: TableSink, fs, stmt: int) -> _Outcome:
         """TRUNCATE: an empty ``base_W`` in the table (or in every partition), so older snapshots stay readable."""
         table = plan.target
-        parts = [p.name for p in self.session.catalog.list_partitions(table.db, table.name)] if table.is_partitioned else [""]
+        parts = [p.name for p in self.ctx.catalog.list_partitions(table.db, table.name)] if table.is_partitioned else [""]
         base = sink.directory(0, stmt)
         directories = []
         for part in parts:
@@ -245,14 +209,14 @@ class DmlRunner:
 
     # -- plain targets ----------------------------------------------------------------------------
     def _insert_plain(self, plan: InsertPlan, started: float) -> DmlResult:
-        session = self.session
+        ctx = self.ctx
         # No transaction here (the target is plain): a read lease keeps the ACID sources' files while it runs.
-        leases = session._read_leases.acquire(
+        leases = ctx.read_leases.acquire(
             sorted({(t.db, t.name) for t in plan.reads.tables if t.is_transactional}), seconds=3600
         )
-        snapshot = session.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
+        snapshot = ctx.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
         try:
-            with session.bound(snapshot) as binder:
+            with ctx.bound(snapshot) as binder:
                 rows = shape_rows(binder.run(plan.source, plan.reads), plan.target, plan.column_order, ())
                 rows = rows.cache()
                 count = rows.count()
@@ -263,14 +227,14 @@ class DmlRunner:
         except Exception as exc:
             raise spark_error(exc) from exc
         finally:
-            session._read_leases.release(leases)
+            ctx.read_leases.release(leases)
         return DmlResult(
             statement=plan.statement,
             table=plan.target.qualified_name,
             num_affected_rows=count,
             num_inserted_rows=count,
             execution_time_ms=int((time.monotonic() - started) * 1000),
-            _spark=session.spark,
+            _spark=ctx.spark,
         )
 
     def _truncate_plain(self, plan: TruncatePlan, started: float) -> DmlResult:
@@ -279,7 +243,7 @@ class DmlRunner:
             fs.delete_dir_contents(path, missing_dir_ok=True)
         except OSError as exc:
             raise spark_error(exc) from exc
-        return DmlResult("TRUNCATE", plan.target.qualified_name, 0, _spark=self.session.spark,
+        return DmlResult("TRUNCATE", plan.target.qualified_name, 0, _spark=self.ctx.spark,
                          execution_time_ms=int((time.monotonic() - started) * 1000))
 
     def _result(self, plan: DmlPlan, outcome: _Outcome, txn_id: int, write_id: int, started: float) -> DmlResult:
@@ -311,12 +275,6 @@ class DmlRunner:
             write_id=write_id,
             directories=tuple(outcome.directories),
             execution_time_ms=int((time.monotonic() - started) * 1000),
-            _spark=self.session.spark,
+            _spark=self.ctx.spark,
             **counts,
         )
-
-
-def static_part_dir(spark: SparkSession, plan: InsertPlan) -> str:
-    """The one directory an INSERT whose spec gives every partition column a value writes (EXPLAIN and dry
-    runs show the same)."""
-    return partition_dir_of(spark, plan.target, dict(plan.static_partitions))

@@ -22,9 +22,9 @@ from pyspark.sql import functions as F
 from sqlglot import exp
 
 from hiveacid_sql.engine.binder import Binder
-from hiveacid_sql.engine.dml import new_part_dir, static_part_dir
 from hiveacid_sql.engine.merge import cardinality_check
 from hiveacid_sql.engine.plain import read_plain
+from hiveacid_sql.exec.routing import new_part_dir, static_part_dir
 from hiveacid_sql.exec.scan import ROW_ID
 from hiveacid_sql.exec.session import hive_value_semantics
 from hiveacid_sql.exec.shaping import shape_rows
@@ -44,7 +44,7 @@ from hiveacid_sql.settings import CARDINALITY_CHECK
 from hiveacid_sql.txn import Snapshot, TableDef
 
 if TYPE_CHECKING:
-    from hiveacid_sql.engine.session import Session
+    from hiveacid_sql.engine.context import StatementContext
 
 ACTION = "action"
 _OLD = "__old_"
@@ -99,7 +99,7 @@ def _current_rows(binder: Binder, table: TableDef) -> DataFrame:
     return binder.run(select, BoundTables((table,), target_pruning=None))
 
 
-def _insert(session: Session, binder: Binder, plan: InsertPlan) -> DataFrame:
+def _insert(ctx: StatementContext, binder: Binder, plan: InsertPlan) -> DataFrame:
     target = plan.target
     rows = shape_rows(binder.run(plan.source, plan.reads), target, plan.column_order, plan.static_partitions)
     inserts = _shape(rows, target, F.lit("insert"), old=False, new=True, row_id=False)
@@ -108,7 +108,7 @@ def _insert(session: Session, binder: Binder, plan: InsertPlan) -> DataFrame:
     current = _current_rows(binder, target)
     if target.is_partitioned:
         if len(plan.static_partitions) == len(target.partition_keys):  # one static partition, replaced even by no rows
-            static = static_part_dir(session.spark, plan)
+            static = static_part_dir(ctx.spark, plan)
             current = current.where(F.col(PART_DIR) == F.lit(static))
         else:  # dynamic: only the partitions that receive rows are replaced
             written = rows.select(new_part_dir(target).alias(PART_DIR)).distinct()
@@ -117,11 +117,11 @@ def _insert(session: Session, binder: Binder, plan: InsertPlan) -> DataFrame:
     return deletes.unionByName(inserts)
 
 
-def _merge(session: Session, binder: Binder, plan: MergePlan) -> DataFrame:
+def _merge(ctx: StatementContext, binder: Binder, plan: MergePlan) -> DataFrame:
     target = plan.target
     alias = _target_alias(plan.query)
     classified = binder.run(_with_old_values(plan.query, target, alias), plan.reads)
-    classified = cardinality_check(plan, classified, session.settings.value(CARDINALITY_CHECK))
+    classified = cardinality_check(plan, classified, ctx.settings.value(CARDINALITY_CHECK))
     classified = classified.where(F.col(CLAUSE).isNotNull())
     action = F.lit(None).cast("string")
     for c in plan.clauses:
@@ -139,15 +139,15 @@ def _merge(session: Session, binder: Binder, plan: MergePlan) -> DataFrame:
     return classified.select(*cols)
 
 
-def dry_run_frame(session: Session, plan: DmlPlan, snapshot: Snapshot) -> DataFrame:
+def dry_run_frame(ctx: StatementContext, plan: DmlPlan, snapshot: Snapshot) -> DataFrame:
     """The rows ``plan`` would change at ``snapshot`` (see the module notes for the columns)."""
     target = plan.target
-    with session.bound(snapshot) as binder, hive_value_semantics(session.spark):
+    with ctx.bound(snapshot) as binder, hive_value_semantics(ctx.spark):
         if isinstance(plan, InsertPlan):
-            return _insert(session, binder, plan)
+            return _insert(ctx, binder, plan)
         if isinstance(plan, TruncatePlan):
             if not target.is_transactional:
-                plain = read_plain(session.spark, target)
+                plain = read_plain(ctx.spark, target)
                 plain = plain.select(*[F.col(f"`{c.name}`").alias(_old(c.name)) for c in target.all_columns])
                 return _shape(plain, target, F.lit("delete"), old=True, new=False, row_id=False)
             return _shape(_current_rows(binder, target), target, F.lit("delete"), old=True, new=False, row_id=True)
@@ -157,4 +157,4 @@ def dry_run_frame(session: Session, plan: DmlPlan, snapshot: Snapshot) -> DataFr
         if isinstance(plan, DeletePlan):
             source = _with_old_values(plan.source, target, _target_alias(plan.source))
             return _shape(binder.run(source, plan.reads), target, F.lit("delete"), old=True, new=False, row_id=True)
-        return _merge(session, binder, plan)
+        return _merge(ctx, binder, plan)

@@ -13,9 +13,9 @@ from sqlglot import exp
 
 from hiveacid_sql.acid.names import base_dir_name, delete_delta_dir_name, delta_dir_name
 from hiveacid_sql.engine.binder import acid_files, write_id_list
-from hiveacid_sql.engine.dml import static_part_dir
 from hiveacid_sql.errors import UnsupportedStatementError
 from hiveacid_sql.exec.pruning import pruned_buckets
+from hiveacid_sql.exec.routing import static_part_dir
 from hiveacid_sql.exec.scan import ScanFiles
 from hiveacid_sql.plan.model import (
     BoundTables,
@@ -30,20 +30,20 @@ from hiveacid_sql.plan.pruning import TablePruning
 from hiveacid_sql.txn import TableDef
 
 if TYPE_CHECKING:
-    from hiveacid_sql.engine.session import Session
+    from hiveacid_sql.engine.context import StatementContext
 
 
 def _reads(plan) -> BoundTables:
     return getattr(plan, "reads", None) or BoundTables()
 
 
-def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str]:
+def explain_lines(ctx: StatementContext, plan, *, extended: bool = False) -> list[str]:
     """A plan as lines of text; ``extended`` adds the Spark SQL a query runs as."""
     target = getattr(plan, "target", None)
     tables = {t.qualified_name: t for t in _reads(plan).tables}
     if target is not None:
         tables[target.qualified_name] = target
-    snapshot = session.snapshot_for(list(tables.values()))  # inside a transaction: its snapshot
+    snapshot = ctx.snapshot_for(list(tables.values()))  # inside a transaction: its snapshot
     kind = "UPDATE (split update: delete_delta + delta)" if isinstance(plan, UpdatePlan) else plan.statement
     if isinstance(plan, MergePlan):
         kind = "MERGE (each clause its own statement id)"
@@ -55,22 +55,22 @@ def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str
             continue
         if table.qualified_name not in {t.qualified_name for t in reads.tables}:
             continue  # an INSERT target: nothing of it is read
-        if table.qualified_name not in _current_refs(session, plan):
+        if table.qualified_name not in _current_refs(ctx, plan):
             continue  # read only as of a version: see the VERSION AS OF lines
         ids = write_id_list(snapshot, table)
         is_target = target is not None and table.qualified_name == target.qualified_name
         pruning = reads.target_pruning if is_target and reads.target_pruning else reads.pruning.get(table.qualified_name)
-        files = acid_files(session.spark, table, snapshot, session.catalog.list_partitions, pruning)
+        files = acid_files(ctx.spark, table, snapshot, ctx.catalog.list_partitions, pruning)
         lines.append(f"Read {table.qualified_name} at write ids {ids.to_string()}")
         lines.append(f"  location: {table.location}")
-        lines += _read_lines(session, table, files, pruning)
-    lines += _version_lines(session, plan, snapshot)
+        lines += _read_lines(ctx, table, files, pruning)
+    lines += _version_lines(ctx, plan, snapshot)
     if isinstance(plan, UpdatePlan | DeletePlan):
         lines.append("Find rows: " + plan.source.sql(dialect="hiveacid"))
     if isinstance(plan, MergePlan):
         lines += _merge_lines(plan)
     if target is not None and target.is_transactional:
-        txn = session.current_transaction
+        txn = ctx.current_transaction
         own = txn.written_write_id(target) if txn is not None else None
         next_id = own if own is not None else write_id_list(snapshot, target).high_watermark + 1
         first = txn.next_statement_id if txn is not None else 0
@@ -79,17 +79,17 @@ def explain_lines(session: Session, plan, *, extended: bool = False) -> list[str
         lines.append("Legs (statement id: what it writes):")
         lines += [f"  statement {stmt}: {what} -> {name}" for stmt, what, name in legs]
         part = "<partition>/" if target.is_partitioned else ""
-        static = _static_partition(session, plan)
+        static = _static_partition(ctx, plan)
         if static is not None:
             part = f"{static}/"
         elif target.is_partitioned:
-            lines.append("Target partitions: " + _target_partitions(session, plan, reads))
+            lines.append("Target partitions: " + _target_partitions(ctx, plan, reads))
         lines.append(f"Write {target.qualified_name} as write id {next_id} (if no other writer takes it first):")
         lines += [f"  {target.location.rstrip('/')}/{part}{w}" for w in writes]
     elif target is not None:
         lines.append(f"Write plain table {target.qualified_name} at {target.location}")
     if extended and isinstance(plan, QueryPlan):
-        with session.bound(snapshot) as binder:
+        with ctx.bound(snapshot) as binder:
             lines.append("Spark SQL: " + binder.render(plan.query, plan.reads))
     return lines
 
@@ -123,29 +123,29 @@ def _legs(plan, next_id: int, first: int = 0) -> list[tuple[int, str, str]]:
     return [(first, "delete events of the rows found", delete_delta_dir_name(w, w, first))]
 
 
-def _static_partition(session: Session, plan) -> str | None:
+def _static_partition(ctx: StatementContext, plan) -> str | None:
     """The one partition an INSERT with every partition value constant writes into."""
     if isinstance(plan, InsertPlan) and plan.target.is_partitioned and (
         len(plan.static_partitions) == len(plan.target.partition_keys)
     ):
-        return static_part_dir(session.spark, plan)
+        return static_part_dir(ctx.spark, plan)
     return None
 
 
-def _target_partitions(session: Session, plan, reads: BoundTables) -> str:
+def _target_partitions(ctx: StatementContext, plan, reads: BoundTables) -> str:
     """Where a partitioned target's legs go, in words."""
     if isinstance(plan, InsertPlan | TruncatePlan):
         if isinstance(plan, TruncatePlan):
-            names = [p.name for p in session.catalog.list_partitions(plan.target.db, plan.target.name)]
+            names = [p.name for p in ctx.catalog.list_partitions(plan.target.db, plan.target.name)]
             return ", ".join(names) or "(none)"
         return "the partitions of the rows' partition values"
     read = reads.target_pruning
-    parts = [p.name for p in session.catalog.list_partitions(plan.target.db, plan.target.name)]
+    parts = [p.name for p in ctx.catalog.list_partitions(plan.target.db, plan.target.name)]
     if read is not None and read.partition_filter is not None:
         from hiveacid_sql.exec.pruning import prune_partitions
 
         parts = prune_partitions(
-            session.spark, plan.target, session.catalog.list_partitions(plan.target.db, plan.target.name),
+            ctx.spark, plan.target, ctx.catalog.list_partitions(plan.target.db, plan.target.name),
             read.partition_filter,
         )
     moves = bool(getattr(plan, "moves_partitions", False))
@@ -162,17 +162,17 @@ def _target_partitions(session: Session, plan, reads: BoundTables) -> str:
     return text
 
 
-def _current_refs(session: Session, plan) -> set[str]:
+def _current_refs(ctx: StatementContext, plan) -> set[str]:
     """Qualified names of the tables the plan reads at the current snapshot (not only ``VERSION AS OF``)."""
     tree = getattr(plan, "query", None) or getattr(plan, "source", None)
     if tree is None:
         return {t.qualified_name for t in _reads(plan).tables}
     from hiveacid_sql.sql.tree import catalog_tables, table_names
 
-    return {".".join(table_names(n, session.current_db)) for n in catalog_tables(tree) if n.args.get("version") is None}
+    return {".".join(table_names(n, ctx.current_db)) for n in catalog_tables(tree) if n.args.get("version") is None}
 
 
-def _version_lines(session: Session, plan, snapshot) -> list[str]:
+def _version_lines(ctx: StatementContext, plan, snapshot) -> list[str]:
     """What each ``VERSION AS OF`` reference reads: the version's write ids and directories."""
     tree = getattr(plan, "query", None) or getattr(plan, "source", None)
     if tree is None:
@@ -185,20 +185,20 @@ def _version_lines(session: Session, plan, snapshot) -> list[str]:
     seen = set()
     for node in catalog_tables(tree):
         version = requested_version(node)
-        db, name = table_names(node, session.current_db)
+        db, name = table_names(node, ctx.current_db)
         table = by_name.get(f"{db}.{name}")
         if version is None or table is None or not table.is_transactional or (table.qualified_name, version) in seen:
             continue
         seen.add((table.qualified_name, version))
         pruning = _reads(plan).pruning.get(table.qualified_name)
-        created = session.catalog.partition_write_ids(table.db, table.name) if table.is_partitioned else {}
-        partitions = session.catalog.list_partitions(table.db, table.name) if table.is_partitioned else []
+        created = ctx.catalog.partition_write_ids(table.db, table.name) if table.is_partitioned else {}
+        partitions = ctx.catalog.list_partitions(table.db, table.name) if table.is_partitioned else []
         ids, files = version_files(
-            session.spark, table, write_id_list(snapshot, table), version, partitions, created, pruning,
-            session.store.table_history(table.db, table.name),
+            ctx.spark, table, write_id_list(snapshot, table), version, partitions, created, pruning,
+            ctx.store.table_history(table.db, table.name),
         )
         lines.append(f"Read {table.qualified_name} {version} at write ids {ids.to_string()}")
-        lines += _read_lines(session, table, files, pruning)
+        lines += _read_lines(ctx, table, files, pruning)
     return lines
 
 
@@ -220,11 +220,11 @@ def _merge_lines(plan: MergePlan) -> list[str]:
     return lines
 
 
-def _read_lines(session: Session, table: TableDef, files: ScanFiles, pruning: TablePruning | None) -> list[str]:
+def _read_lines(ctx: StatementContext, table: TableDef, files: ScanFiles, pruning: TablePruning | None) -> list[str]:
     """What one ACID table's snapshot reads: partitions (after pruning), buckets, directories, file counts."""
     lines = []
     if table.is_partitioned:
-        total = len(session.catalog.list_partitions(table.db, table.name))
+        total = len(ctx.catalog.list_partitions(table.db, table.name))
         how = f" (pruned by {pruning.partition_filter.sql(dialect='hiveacid')})" if pruning and pruning.partition_filter else ""
         lines.append(f"  partitions read: {len(files.dirs)} of {total}{how}")
     if pruning is not None and pruning.bucket_values is not None and table.is_bucketed:
@@ -243,12 +243,12 @@ def _read_lines(session: Session, table: TableDef, files: ScanFiles, pruning: Ta
     return lines
 
 
-def explain(session: Session, tree: exp.Expression, kind: str | None = None) -> DataFrame:
+def explain(ctx: StatementContext, tree: exp.Expression, kind: str | None = None) -> DataFrame:
     """EXPLAIN [EXTENDED] as a one-column DataFrame (``Explain``), one line per row."""
     extended = bool(kind) and kind.upper() == "EXTENDED"
     try:
-        plan = session.planner.plan(tree)
+        plan = ctx.planner.plan(tree)
     except UnsupportedStatementError as exc:
         raise UnsupportedStatementError(f"EXPLAIN of {tree.key.upper()} is not supported") from exc
-    lines = explain_lines(session, plan, extended=extended)
-    return session.spark.createDataFrame([(line,) for line in lines], "Explain string")
+    lines = explain_lines(ctx, plan, extended=extended)
+    return ctx.spark.createDataFrame([(line,) for line in lines], "Explain string")

@@ -17,7 +17,7 @@ from hiveacid_sql.errors import PlanError
 from hiveacid_sql.txn import TableDef
 
 if TYPE_CHECKING:
-    from hiveacid_sql.engine.session import Session
+    from hiveacid_sql.engine.context import StatementContext
 
 HISTORY_SCHEMA = (
     "write_id bigint, txn_id bigint, commit_time timestamp, user string, operation string, statement string, "
@@ -25,7 +25,7 @@ HISTORY_SCHEMA = (
 )
 
 
-def describe_history(session: Session, table: TableDef) -> DataFrame:
+def describe_history(ctx: StatementContext, table: TableDef) -> DataFrame:
     """The history of ``table`` as a DataFrame (:data:`HISTORY_SCHEMA`)."""
     if not table.is_transactional:
         raise PlanError(f"DESCRIBE HISTORY needs a transactional table; {table.qualified_name} is not one")
@@ -41,6 +41,6 @@ def describe_history(session: Session, table: TableDef) -> DataFrame:
             e.rows_updated,
             e.rows_deleted,
         )
-        for e in session.store.table_history(table.db, table.name)
+        for e in ctx.store.table_history(table.db, table.name)
     ]
-    return session.spark.createDataFrame(rows, HISTORY_SCHEMA)
+    return ctx.spark.createDataFrame(rows, HISTORY_SCHEMA)

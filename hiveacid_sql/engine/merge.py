@@ -17,14 +17,16 @@ from pyspark.sql import functions as F
 
 from hiveacid_sql.errors import ExecutionError
 from hiveacid_sql.exec.events import bucket_id_of, merge_events
+from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir
+from hiveacid_sql.exec.spark_types import data_types
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID, UNASSIGNED_BUCKET
+from hiveacid_sql.exec.write import write_changes
 from hiveacid_sql.plan.columns import CLAUSE, SOURCE_ID
 from hiveacid_sql.plan.model import MergeClause, MergePlan
 from hiveacid_sql.results import ClauseResult
-from hiveacid_sql.settings import CARDINALITY_CHECK
+from hiveacid_sql.settings import CARDINALITY_CHECK, DRIVER_WRITE_MAX_ROWS, Settings
 
 if TYPE_CHECKING:
-    from hiveacid_sql.engine.dml import DmlRunner
     from hiveacid_sql.exec.write import FileWritten
 
 _ROW_ID = [PART_DIR, OWID, BUCKET, ROWID]
@@ -54,14 +56,13 @@ def _row_text(row) -> str:
 
 
 class MergeRunner:
-    """The MERGE leg of :class:`~hiveacid_sql.engine.dml.DmlRunner`."""
+    """The MERGE leg of :class:`~hiveacid_sql.engine.dml.DmlRunner`: the cardinality check, the counts
+    and the events of every clause, written as the other DML statements write theirs."""
 
-    def __init__(self, dml: DmlRunner) -> None:
-        self.dml = dml
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
 
     def write(self, plan: MergePlan, classified: DataFrame, statement_ids: list[int], sink) -> tuple[list[FileWritten], MergeCounts]:
-        from hiveacid_sql.engine.dml import new_bucket_id, new_part_dir
-
         target = plan.target
         clauses = plan.clauses
         clause = F.col(CLAUSE)
@@ -90,7 +91,7 @@ class MergeRunner:
             events = merge_events(
                 classified,
                 [c.name for c in target.columns],
-                data_types=self.dml.data_types(target),
+                data_types=data_types(target),
                 clause=clause,
                 statement=statement,
                 deletes=_in(clause, _indices(clauses, "update", "delete")),
@@ -99,13 +100,13 @@ class MergeRunner:
                 new_part_dir=part_dir,
                 new_bucket_id=bucket,
             )
-            files = self.dml.write_changes(events, sink)
+            files = write_changes(events, sink, self.settings.value(DRIVER_WRITE_MAX_ROWS))
         finally:
             classified.unpersist()
         return files, MergeCounts(int(counts["source_rows"]), int(counts["matched"]), self._per_clause(plan, statement_ids, files))
 
     def _cardinality(self, plan: MergePlan, classified: DataFrame) -> DataFrame:
-        return cardinality_check(plan, classified, self.dml.session.settings.value(CARDINALITY_CHECK))
+        return cardinality_check(plan, classified, self.settings.value(CARDINALITY_CHECK))
 
     @staticmethod
     def _per_clause(plan: MergePlan, statement_ids: list[int], files: list[FileWritten]) -> tuple[ClauseResult, ...]:

@@ -11,11 +11,11 @@ from pyspark.sql import DataFrame
 from hiveacid_sql.txn import TableDef
 
 if TYPE_CHECKING:
-    from hiveacid_sql.engine.session import Session
+    from hiveacid_sql.engine.context import StatementContext
 
 
-def rows_frame(session: Session, rows: list[tuple], schema: str) -> DataFrame:
-    return session.spark.createDataFrame(rows, schema)
+def rows_frame(ctx: StatementContext, rows: list[tuple], schema: str) -> DataFrame:
+    return ctx.spark.createDataFrame(rows, schema)
 
 
 def hive_like(pattern: str | None, names: list[str]) -> list[str]:
@@ -26,25 +26,25 @@ def hive_like(pattern: str | None, names: list[str]) -> list[str]:
     return sorted(n for n in names if any(fnmatch.fnmatchcase(n.lower(), a) for a in alternatives))
 
 
-def show_databases(session: Session, pattern: str | None) -> DataFrame:
-    names = hive_like(pattern, session.catalog.list_databases())
-    return rows_frame(session, [(n,) for n in names], "database_name string")
+def show_databases(ctx: StatementContext, pattern: str | None) -> DataFrame:
+    names = hive_like(pattern, ctx.catalog.list_databases())
+    return rows_frame(ctx, [(n,) for n in names], "database_name string")
 
 
-def show_tables(session: Session, db: str, pattern: str | None) -> DataFrame:
-    names = hive_like(pattern, session.catalog.list_tables(db))
-    return rows_frame(session, [(n,) for n in names], "tab_name string")
+def show_tables(ctx: StatementContext, db: str, pattern: str | None) -> DataFrame:
+    names = hive_like(pattern, ctx.catalog.list_tables(db))
+    return rows_frame(ctx, [(n,) for n in names], "tab_name string")
 
 
-def show_tblproperties(session: Session, table: TableDef, key: str | None) -> DataFrame:
+def show_tblproperties(ctx: StatementContext, table: TableDef, key: str | None) -> DataFrame:
     params = dict(table.params)
     if key is not None:
         value = params.get(key, f"Table {table.qualified_name} does not have property: {key}")
-        return rows_frame(session, [(key, value)], "prpt_name string, prpt_value string")
-    return rows_frame(session, sorted(params.items()), "prpt_name string, prpt_value string")
+        return rows_frame(ctx, [(key, value)], "prpt_name string, prpt_value string")
+    return rows_frame(ctx, sorted(params.items()), "prpt_name string, prpt_value string")
 
 
-def describe(session: Session, table: TableDef, style: str | None) -> DataFrame:
+def describe(ctx: StatementContext, table: TableDef, style: str | None) -> DataFrame:
     """DESCRIBE [EXTENDED|FORMATTED]: columns, then (extended) the table's details as Hive lists them."""
     rows: list[tuple[str, str, str]] = [(c.name, c.type, c.comment or "") for c in table.all_columns]
     if table.partition_keys:
@@ -74,7 +74,7 @@ def describe(session: Session, table: TableDef, style: str | None) -> DataFrame:
             ("Num Buckets:", str(table.num_buckets), ""),
             ("Bucket Columns:", "[" + ", ".join(table.bucket_cols) + "]", ""),
         ]
-    return rows_frame(session, rows, "col_name string, data_type string, comment string")
+    return rows_frame(ctx, rows, "col_name string, data_type string, comment string")
 
 
 def _serde(table: TableDef) -> str:
@@ -131,5 +131,5 @@ def create_table_text(table: TableDef) -> str:
     return "\n".join(lines)
 
 
-def show_create_table(session: Session, table: TableDef) -> DataFrame:
-    return rows_frame(session, [(create_table_text(table),)], "createtab_stmt string")
+def show_create_table(ctx: StatementContext, table: TableDef) -> DataFrame:
+    return rows_frame(ctx, [(create_table_text(table),)], "createtab_stmt string")

@@ -21,7 +21,7 @@ from hiveacid_sql.sql.tree import table_names
 from hiveacid_sql.txn.locks import EXCLUSIVE, LockComponent
 
 if TYPE_CHECKING:
-    from hiveacid_sql.engine.session import Session
+    from hiveacid_sql.engine.context import StatementContext
 
 _TXN_COLUMNS = StructType([
     StructField("Transaction ID", LongType()),
@@ -49,27 +49,27 @@ _LOCK_COLUMNS = StructType([
 ])
 
 
-def show_transactions(session: Session) -> DataFrame:
+def show_transactions(ctx: StatementContext) -> DataFrame:
     """Open and aborted transactions (committed ones have no TXNS row in Hive 3.1)."""
     rows = [
         (t["txn_id"], t["state"].upper(), t["started"], t["last_heartbeat"], t["user"], t["host"])
-        for t in session.store.list_txns()
+        for t in ctx.store.list_txns()
     ]
-    return session.spark.createDataFrame(rows, _TXN_COLUMNS)
+    return ctx.spark.createDataFrame(rows, _TXN_COLUMNS)
 
 
-def show_locks(session: Session, tree: nodes.ShowLocks) -> DataFrame:
+def show_locks(ctx: StatementContext, tree: nodes.ShowLocks) -> DataFrame:
     """Every lock, or those on one table (and the table's locks covering one partition). EXTENDED shows
     the same columns, as Hive 3.1's DbTxnManager does."""
     db = table = partition = None
     target = tree.args.get("this")
     if target is not None:
-        tdef = session.planner.resolve(target)
+        tdef = ctx.planner.resolve(target)
         db, table = tdef.db, tdef.name
         spec = tree.args.get("partition")
         if spec is not None:
-            partition = partition_dir_of(session.spark, tdef, static_spec(tdef, spec, "SHOW LOCKS ... PARTITION (...)"))
-    locks = session.store.locks.show_locks(db, table)
+            partition = partition_dir_of(ctx.spark, tdef, static_spec(tdef, spec, "SHOW LOCKS ... PARTITION (...)"))
+    locks = ctx.store.locks.show_locks(db, table)
     if partition is not None:
         locks = [lock for lock in locks if lock["partition"] in (None, partition)]
     rows = [
@@ -80,10 +80,10 @@ def show_locks(session: Session, tree: nodes.ShowLocks) -> DataFrame:
         )
         for lk in locks
     ]
-    return session.spark.createDataFrame(rows, _LOCK_COLUMNS)
+    return ctx.spark.createDataFrame(rows, _LOCK_COLUMNS)
 
 
-def abort_transactions(session: Session, tree: nodes.AbortTransactions) -> DataFrame:
+def abort_transactions(ctx: StatementContext, tree: nodes.AbortTransactions) -> DataFrame:
     """ABORT TRANSACTIONS 1 2 3: abort the open ones; one row per id says what happened (Hive only logs
     the ids it could not abort)."""
     ids = []
@@ -92,12 +92,12 @@ def abort_transactions(session: Session, tree: nodes.AbortTransactions) -> DataF
             ids.append(int(literal.name))
         except ValueError as exc:
             raise PlanError(f"Not a transaction id: {literal.sql()}") from exc
-    outcome = session.store.abort_txns(ids)
+    outcome = ctx.store.abort_txns(ids)
     rows = [(txn_id, result) for txn_id, result in outcome.items()]
-    return session.spark.createDataFrame(rows, "txnid bigint, result string")
+    return ctx.spark.createDataFrame(rows, "txnid bigint, result string")
 
 
-def ddl_lock_components(session: Session, tree: exp.Expression) -> list[LockComponent]:
+def ddl_lock_components(ctx: StatementContext, tree: exp.Expression) -> list[LockComponent]:
     """DROP TABLE / ALTER TABLE lock the table EXCLUSIVE, DROP DATABASE the database (Hive 3.1)."""
     kind = (tree.args.get("kind") or "").upper()
     if isinstance(tree, exp.Drop) and kind in ("DATABASE", "SCHEMA"):
@@ -107,6 +107,6 @@ def ddl_lock_components(session: Session, tree: exp.Expression) -> list[LockComp
     comps = []
     for node in nodes_:
         if isinstance(node, exp.Table):
-            db, name = table_names(node, session.current_db)
+            db, name = table_names(node, ctx.current_db)
             comps.append(LockComponent(db, name, None, EXCLUSIVE))
-    return comps or [LockComponent(session.current_db, None, None, EXCLUSIVE)]
+    return comps or [LockComponent(ctx.current_db, None, None, EXCLUSIVE)]

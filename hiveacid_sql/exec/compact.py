@@ -36,15 +36,15 @@ from hiveacid_sql.exec.events import bucket_id_of
 from hiveacid_sql.exec.scan import (
     DirFiles,
     ScanFiles,
-    _group_by_schema,
-    _read_events,
-    _valid_write_id,
+    group_by_schema,
     join_path,
+    read_events,
     scan_table,
     union_all,
+    valid_write_id,
 )
 from hiveacid_sql.exec.spark_types import spark_schema
-from hiveacid_sql.exec.tasks import BUCKET, BUCKET_ID, OWID, ROWID, TaskFn
+from hiveacid_sql.exec.tasks import BUCKET, BUCKET_ID, OWID, ROWID, EventFile, TaskFn, write_runs
 from hiveacid_sql.exec.write import write_version_file
 
 OUT_DIR, CWID, OPERATION = "__out_dir", "__cwid", "__operation"
@@ -64,11 +64,11 @@ def _events_frame(
     (converted to the table's types; NULL for delete events)."""
     footers = [read_footer(fs, p) for p in paths]
     frames = []
-    for group in _group_by_schema(footers).values():
-        df, row_fields = _read_events(spark, group, [])
+    for group in group_by_schema(footers).values():
+        df, row_fields = read_events(spark, group, [])
         root = parse_hive_type(group[0].type_string)
         c_op, c_owid, c_bucket, c_rowid, c_cwid, c_row = (name for name, _ in root.fields)
-        df = df.where((F.col(c_op) == op) & _valid_write_id(F.col(c_cwid), write_ids))
+        df = df.where((F.col(c_op) == op) & valid_write_id(F.col(c_cwid), write_ids))
         out: list[Column] = [
             F.lit(op).cast("int").alias(OPERATION),
             F.col(c_owid).alias(OWID),
@@ -161,78 +161,49 @@ def _empty(spark: SparkSession, table_columns: Sequence[tuple[str, HiveType]]) -
     return spark.createDataFrame([], schema)
 
 
+class _CompactedFile(EventFile):
+    """A compaction task's file: group ``(out_dir, bucket_id)`` under the build directory."""
+
+    def __init__(self, key: tuple[str, int], fs_uri: str, build_dir: str, columns: Sequence[tuple[str, str]]) -> None:
+        super().__init__(key, fs_uri, f"{build_dir.rstrip('/')}/{key[0]}", int(key[1]), columns, "zlib")
+
+    def close(self) -> dict:
+        self.finish()
+        return {"directory": self.key[0], "bucket_id": self.key[1], "rows": self.rows}
+
+
+def _compacted_events(part: pa.RecordBatch, data_names: Sequence[str]) -> pa.Table:
+    """Events kept by the compaction as the six ACID columns (a run shares its operation)."""
+    data = part.select(data_names)
+    if int(part.column(OPERATION)[0].as_py()) == 0:
+        row = pa.StructArray.from_arrays(data.columns, fields=list(data.schema))
+    else:
+        row = pa.nulls(part.num_rows, pa.struct(data.schema))
+    return pa.Table.from_arrays(
+        [
+            part.column(OPERATION).cast(pa.int32()),
+            part.column(OWID).cast(pa.int64()),
+            part.column(BUCKET).cast(pa.int32()),
+            part.column(ROWID).cast(pa.int64()),
+            part.column(CWID).cast(pa.int64()),
+            row,
+        ],
+        names=["operation", "originalTransaction", "bucket", "rowId", "currentTransaction", "row"],
+    )
+
+
 def write_compacted_task(fs_uri: str, build_dir: str, columns: Sequence[tuple[str, str]]) -> TaskFn:
-    """Write events grouped by ``(__out_dir, __bucket_id)`` and sorted by row id as ``<build>/<out>/bucket_N``."""
+    """Write events grouped by ``(__out_dir, __bucket_id)`` and sorted by row id as ``<build>/<out>/bucket_N``
+    (the writer loop of DML tasks, :func:`~hiveacid_sql.exec.tasks.write_runs`)."""
     data_names = [n for n, _ in columns]
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        import numpy as np
-        import pyarrow.compute as pc
-
-        from hiveacid_sql.acid.listing import filesystem_for
-        from hiveacid_sql.acid.names import bucket_file_name
-        from hiveacid_sql.acid.orc_fast_writer import open_event_writer
-
-        fs, _ = filesystem_for(fs_uri)
-        hive_cols = [(n, parse_hive_type(t)) for n, t in columns]
-        done: list[dict] = []
-        key: tuple[str, int] | None = None
-        writer = stream = None
-        rows = 0
-
-        def close() -> None:
-            nonlocal writer, stream
-            if writer is not None:
-                writer.close()
-                stream.close()
-                done.append({"directory": key[0], "bucket_id": key[1], "rows": rows})  # type: ignore[index]
-            writer = stream = None
-
-        try:
-            for batch in batches:
-                n = batch.num_rows
-                if n == 0:
-                    continue
-                dirs, buckets = batch.column(OUT_DIR), batch.column(BUCKET_ID)
-                change = np.zeros(max(n - 1, 0), dtype=bool)
-                for col in (dirs, buckets):
-                    differs = pc.not_equal(col.slice(0, n - 1), col.slice(1))
-                    change |= np.asarray(differs.to_numpy(zero_copy_only=False), dtype=bool)
-                starts = [0, *(np.flatnonzero(change) + 1).tolist()]
-                for start, stop in zip(starts, [*starts[1:], n], strict=True):
-                    part = batch.slice(start, stop - start)
-                    this = (part.column(OUT_DIR)[0].as_py(), int(part.column(BUCKET_ID)[0].as_py()))
-                    if this != key:
-                        close()
-                        key, rows = this, 0
-                        dir_path = f"{build_dir.rstrip('/')}/{this[0]}"
-                        fs.create_dir(dir_path, recursive=True)
-                        path = f"{dir_path}/{bucket_file_name(this[1])}"
-                        stream = fs.open_output_stream(path)
-                        writer = open_event_writer(stream, hive_cols, path=path)
-                    op = int(part.column(OPERATION)[0].as_py())
-                    data = part.select(data_names)
-                    if op == 0:
-                        row = pa.StructArray.from_arrays(data.columns, fields=list(data.schema))
-                    else:
-                        row = pa.nulls(part.num_rows, pa.struct(data.schema))
-                    events = pa.Table.from_arrays(
-                        [
-                            part.column(OPERATION).cast(pa.int32()),
-                            part.column(OWID).cast(pa.int64()),
-                            part.column(BUCKET).cast(pa.int32()),
-                            part.column(ROWID).cast(pa.int64()),
-                            part.column(CWID).cast(pa.int64()),
-                            row,
-                        ],
-                        names=["operation", "originalTransaction", "bucket", "rowId", "currentTransaction", "row"],
-                    )
-                    writer.write_batch(events)
-                    rows += part.num_rows
-            close()
-        finally:
-            if stream is not None:
-                stream.close()
+        done = write_runs(
+            batches,
+            (OUT_DIR, BUCKET_ID),
+            lambda key: _CompactedFile(key, fs_uri, build_dir, columns),
+            lambda _file, part: _compacted_events(part, data_names),
+        )
         if done:
             yield pa.RecordBatch.from_pylist(done, schema=_STATS_ARROW)
 

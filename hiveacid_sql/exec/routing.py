@@ -17,6 +17,7 @@ from pyspark.sql import functions as F
 from sqlglot import exp
 
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
+from hiveacid_sql.plan.model import InsertPlan
 from hiveacid_sql.txn import TableDef
 
 
@@ -77,3 +78,29 @@ def partition_dir_of(spark: SparkSession, table: TableDef, values: Mapping[str, 
     and dry runs all name a spec's directory here."""
     keys = [(k.name, parse_hive_type(k.type)) for k in table.partition_keys]
     return static_partition_name(spark, keys, [F.expr(values[k].sql(dialect="spark")) for k, _ in keys])
+
+
+def new_part_dir(table: TableDef, static: str | None = None) -> Column:
+    """The partition directory of a new row, from its partition column values ('' if un-partitioned);
+    ``static``: the directory every row goes to (all partition values constant), no per-row work."""
+    if not table.is_partitioned:
+        return F.lit("")
+    if static is not None:
+        return F.lit(static)
+    keys = [(k.name, parse_hive_type(k.type)) for k in table.partition_keys]
+    return partition_dir_column(keys, [F.col(k) for k, _ in keys])
+
+
+def new_bucket_id(table: TableDef) -> Column | None:
+    """The bucket of a new row from its bucketing column values; None for an un-bucketed table."""
+    if not table.is_bucketed:
+        return None
+    types = {c.name: parse_hive_type(c.type) for c in table.columns}
+    cols = [(c, types[c]) for c in table.bucket_cols]
+    return bucket_id_column(cols, [F.col(c) for c, _ in cols], table.num_buckets, table.bucketing_version)
+
+
+def static_part_dir(spark: SparkSession, plan: InsertPlan) -> str:
+    """The one directory an INSERT whose spec gives every partition column a value writes (EXPLAIN and dry
+    runs show the same)."""
+    return partition_dir_of(spark, plan.target, dict(plan.static_partitions))

@@ -151,7 +151,7 @@ def snapshot_files(
     return ScanFiles(tuple(dir_files(fs, location, write_ids, d, buckets) for d in part_dirs))
 
 
-def _valid_write_id(col: Column, write_ids: ValidWriteIdList) -> Column:
+def valid_write_id(col: Column, write_ids: ValidWriteIdList) -> Column:
     cond = col <= F.lit(write_ids.high_watermark)
     if write_ids.exceptions:
         cond = cond & ~col.isin(list(write_ids.exceptions))
@@ -180,7 +180,7 @@ def _is_event_file(footer: OrcFooter) -> bool:
     return True
 
 
-def _group_by_schema(footers: Iterable[OrcFooter]) -> dict[str, list[OrcFooter]]:
+def group_by_schema(footers: Iterable[OrcFooter]) -> dict[str, list[OrcFooter]]:
     groups: dict[str, list[OrcFooter]] = {}
     for footer in footers:
         if footer.num_rows == 0:
@@ -220,7 +220,7 @@ def partition_values(part_dir: Column, partition_columns: Sequence[tuple[str, Hi
     return out
 
 
-def _read_events(
+def read_events(
     spark: SparkSession, footers: list[OrcFooter], keys: Sequence[str]
 ) -> tuple[DataFrame, list[tuple[str, HiveType]]]:
     """Spark DataFrame over event files that share one physical schema, asking for all six columns."""
@@ -245,12 +245,12 @@ def _insert_frame(
     write_ids: ValidWriteIdList | None,
 ) -> DataFrame:
     """Insert events of ``footers``; rows of write ids not valid in ``write_ids`` dropped (None: keep all)."""
-    df, row_fields = _read_events(spark, footers, keys)
+    df, row_fields = read_events(spark, footers, keys)
     root = parse_hive_type(footers[0].type_string)
     op, owid, bucket, rowid, cwid, row = (name for name, _ in root.fields)
     df = df.where((F.col(op) == 0) & F.col(row).isNotNull())
     if write_ids is not None:
-        df = df.where(_valid_write_id(F.col(cwid), write_ids))
+        df = df.where(valid_write_id(F.col(cwid), write_ids))
     out = [F.col(PART_DIR), F.col(owid).alias(OWID), F.col(bucket).alias(BUCKET), F.col(rowid).alias(ROWID)]
     for i, (name, htype) in enumerate(table_columns):
         if i < len(row_fields):
@@ -264,10 +264,10 @@ def _insert_frame(
 def _delete_frame(
     spark: SparkSession, footers: list[OrcFooter], keys: Sequence[str], write_ids: ValidWriteIdList
 ) -> DataFrame:
-    df, _ = _read_events(spark, footers, keys)
+    df, _ = read_events(spark, footers, keys)
     root = parse_hive_type(footers[0].type_string)
     op, owid, bucket, rowid, cwid, _row = (name for name, _ in root.fields)
-    df = df.where((F.col(op) == 2) & _valid_write_id(F.col(cwid), write_ids))
+    df = df.where((F.col(op) == 2) & valid_write_id(F.col(cwid), write_ids))
     return df.select(F.col(PART_DIR), F.col(owid).alias(OWID), F.col(bucket).alias(BUCKET), F.col(rowid).alias(ROWID))
 
 
@@ -322,7 +322,7 @@ def scan_table(
     data_footers = [read_footer(fs, p) for p in files.data_files]
     frames = [
         _insert_frame(spark, group, table_columns, keys, write_ids)
-        for group in _group_by_schema(data_footers).values()
+        for group in group_by_schema(data_footers).values()
     ]
     if files.original_files:
         orig_footers = [read_footer(fs, p) for p in files.original_files]
@@ -332,7 +332,7 @@ def scan_table(
         event_footers = [f for f in orig_footers if f.num_rows and _is_event_file(f)]
         event_paths = {f.path for f in event_footers}
         frames += [
-            _insert_frame(spark, group, table_columns, keys, None) for group in _group_by_schema(event_footers).values()
+            _insert_frame(spark, group, table_columns, keys, None) for group in group_by_schema(event_footers).values()
         ]
         plain = {f.path: f for f in orig_footers if f.path not in event_paths}
         originals = _originals_frame(spark, fs_uri, plain, files.dirs, table_columns)
@@ -343,7 +343,7 @@ def scan_table(
     else:
         data = union_all(frames)
         delete_footers = [read_footer(fs, p) for p in files.delete_files]
-        delete_groups = list(_group_by_schema(delete_footers).values())
+        delete_groups = list(group_by_schema(delete_footers).values())
         if delete_groups:
             deletes = union_all([_delete_frame(spark, group, keys, write_ids) for group in delete_groups])
             if sum(f.num_rows for f in delete_footers) <= BROADCAST_DELETES_MAX_ROWS:

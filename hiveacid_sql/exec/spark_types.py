@@ -12,6 +12,7 @@ from __future__ import annotations
 from pyspark.sql import types as T
 
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
+from hiveacid_sql.txn import TableDef
 
 _PRIMITIVES: dict[str, T.DataType] = {
     "tinyint": T.ByteType(),
@@ -53,3 +54,8 @@ def to_spark_type(hive_type: HiveType | str, *, physical: bool = False) -> T.Dat
 def spark_schema(columns: list[tuple[str, HiveType]], *, physical: bool = False) -> T.StructType:
     """A Spark struct of the given (name, Hive type) columns."""
     return T.StructType([T.StructField(n, to_spark_type(t, physical=physical), True) for n, t in columns])
+
+
+def data_types(table: TableDef) -> list[T.DataType]:
+    """Spark types of a table's data columns (the event frame's data columns)."""
+    return [to_spark_type(c.type) for c in table.columns]

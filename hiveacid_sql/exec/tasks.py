@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import pyarrow as pa
 
@@ -75,32 +76,61 @@ def _partition_id() -> int:
     return ctx.partitionId() if ctx is not None else 0
 
 
-class _FileSink:
-    """One open ``bucket_N`` event file of one group, created on its group's first event."""
+class EventFile:
+    """One open ``bucket_N`` event file of one group of the writer loop: its directory created, the ACID
+    event writer on an output stream. :meth:`finish` closes both; :meth:`abandon` (a failure mid-file) only
+    closes the stream, leaving nothing half-open."""
 
-    def __init__(self, sink: TableSink, key: tuple[int, int, str, int]) -> None:
+    def __init__(
+        self, key: tuple, fs_uri: str, dir_path: str, bucket_id: int, columns: Sequence[tuple[str, str]], compression: str
+    ) -> None:
         from hiveacid_sql.acid.hive_types import parse_hive_type
         from hiveacid_sql.acid.listing import filesystem_for
         from hiveacid_sql.acid.names import bucket_file_name
         from hiveacid_sql.acid.orc_fast_writer import open_event_writer
 
-        op, stmt, part_dir, bucket_id = key
-        fs, _root = filesystem_for(sink.fs_uri)
+        fs, _root = filesystem_for(fs_uri)
+        fs.create_dir(dir_path, recursive=True)
         self.key = key
+        self.path = f"{dir_path}/{bucket_file_name(bucket_id)}"
+        self._stream = fs.open_output_stream(self.path)
+        hive_columns = [(n, parse_hive_type(t)) for n, t in columns]
+        self.writer = open_event_writer(self._stream, hive_columns, compression=compression, path=self.path)
+        self.next_row_id = 0
+        self.rows = 0
+
+    def write(self, events: pa.Table) -> None:
+        self.writer.write_batch(events)
+        self.rows += events.num_rows
+
+    def finish(self) -> int:
+        """Close the file; the number of events written."""
+        rows = self.writer.close().rows
+        self._stream.close()
+        return rows
+
+    def abandon(self) -> None:
+        self._stream.close()
+
+    def close(self) -> dict:
+        """Finish the file and give its row of the task's statistics."""
+        raise NotImplementedError
+
+
+class _FileSink(EventFile):
+    """A DML writer task's file: group ``(op, stmt, part_dir, bucket_id)`` under the table's directory."""
+
+    def __init__(self, sink: TableSink, key: tuple[int, int, str, int]) -> None:
+        op, stmt, part_dir, bucket_id = key
         self.partition = part_dir
         name = sink.directory(op, stmt)
         self.directory = f"{part_dir}/{name}" if part_dir else name
-        dir_path = f"{sink.location.rstrip('/')}/{self.directory}"
-        fs.create_dir(dir_path, recursive=True)
-        self.path = f"{dir_path}/{bucket_file_name(bucket_id)}"
-        self._stream = fs.open_output_stream(self.path)
-        columns = [(n, parse_hive_type(t)) for n, t in sink.columns]
-        self.writer = open_event_writer(self._stream, columns, compression=sink.compression, path=self.path)
-        self.next_row_id = 0
+        super().__init__(
+            key, sink.fs_uri, f"{sink.location.rstrip('/')}/{self.directory}", bucket_id, sink.columns, sink.compression
+        )
 
     def close(self) -> dict:
-        stats = self.writer.close()
-        self._stream.close()
+        rows = self.finish()
         op, stmt, _part, bucket_id = self.key
         return {
             "partition": self.partition,
@@ -109,12 +139,50 @@ class _FileSink:
             "kind": "delete" if op == OP_DELETE else "insert",
             "bucket_id": bucket_id,
             "statement_id": stmt,
-            "rows": stats.rows,
+            "rows": rows,
         }
 
 
-def _runs(batch: pa.RecordBatch) -> list[tuple[int, int]]:
-    """``(start, stop)`` of the runs of equal group keys in a batch (rows arrive grouped)."""
+EventFileT = TypeVar("EventFileT", bound=EventFile)
+
+
+def write_runs(
+    batches: Iterator[pa.RecordBatch],
+    keys: Sequence[str],
+    open_file: Callable[[tuple], EventFileT],
+    events: Callable[[EventFileT, pa.RecordBatch], pa.Table],
+    prepare: Callable[[pa.RecordBatch], pa.RecordBatch] | None = None,
+) -> list[dict]:
+    """The one writer loop of DML and compaction tasks: rows arrive grouped by ``keys``; each run of equal
+    keys goes to the file of its group (opened on the group's first row, closed when the next group
+    starts), as the six ACID columns ``events`` assembles. Returns each file's statistics row."""
+    current: EventFileT | None = None
+    done: list[dict] = []
+    try:
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            if prepare is not None:
+                batch = prepare(batch)
+            for start, stop in runs(batch, keys):
+                rows = batch.slice(start, stop - start)
+                key = tuple(rows.column(k)[0].as_py() for k in keys)
+                if current is None or current.key != key:
+                    if current is not None:
+                        done.append(current.close())
+                    current = open_file(key)
+                current.write(events(current, rows))
+        if current is not None:
+            done.append(current.close())
+            current = None
+    finally:
+        if current is not None:  # a failure mid-file: leave nothing half-open
+            current.abandon()
+    return done
+
+
+def runs(batch: pa.RecordBatch, keys: Sequence[str] = GROUP_KEYS) -> list[tuple[int, int]]:
+    """``(start, stop)`` of the runs of equal ``keys`` in a batch (rows arrive grouped)."""
     import numpy as np
     import pyarrow.compute as pc
 
@@ -122,7 +190,7 @@ def _runs(batch: pa.RecordBatch) -> list[tuple[int, int]]:
     if n == 0:
         return []
     change = np.zeros(n - 1, dtype=bool)
-    for key in GROUP_KEYS:
+    for key in keys:
         col = batch.column(key)
         left, right = col.slice(0, n - 1), col.slice(1)
         differs = pc.not_equal(left, right)
@@ -177,32 +245,24 @@ def write_events_task(sink: TableSink) -> TaskFn:
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import pyarrow.compute as pc
 
-        task_bucket = None
-        current: _FileSink | None = None
-        done: list[dict] = []
-        try:
-            for batch in batches:
-                if batch.num_rows == 0:
-                    continue
-                buckets = batch.column(BUCKET_ID)
-                if pc.any(pc.equal(buckets, UNASSIGNED_BUCKET)).as_py():
-                    task_bucket = _partition_id() if task_bucket is None else task_bucket
-                    fixed = pc.if_else(pc.equal(buckets, UNASSIGNED_BUCKET), task_bucket, buckets)
-                    batch = batch.set_column(batch.schema.get_field_index(BUCKET_ID), BUCKET_ID, fixed)
-                for start, stop in _runs(batch):
-                    rows = batch.slice(start, stop - start)
-                    key = tuple(rows.column(k)[0].as_py() for k in GROUP_KEYS)
-                    if current is None or current.key != key:
-                        if current is not None:
-                            done.append(current.close())
-                        current = _FileSink(sink, key)  # type: ignore[arg-type]
-                    current.writer.write_batch(_events(sink, current, rows, data_names))
-            if current is not None:
-                done.append(current.close())
-                current = None
-        finally:
-            if current is not None:  # a failure mid-file: leave nothing half-open
-                current._stream.close()
+        task_bucket: int | None = None
+
+        def assign_task_bucket(batch: pa.RecordBatch) -> pa.RecordBatch:
+            nonlocal task_bucket
+            buckets = batch.column(BUCKET_ID)
+            if not pc.any(pc.equal(buckets, UNASSIGNED_BUCKET)).as_py():
+                return batch
+            task_bucket = _partition_id() if task_bucket is None else task_bucket
+            fixed = pc.if_else(pc.equal(buckets, UNASSIGNED_BUCKET), task_bucket, buckets)
+            return batch.set_column(batch.schema.get_field_index(BUCKET_ID), BUCKET_ID, fixed)
+
+        done = write_runs(
+            batches,
+            GROUP_KEYS,
+            lambda key: _FileSink(sink, key),  # type: ignore[arg-type]
+            lambda file, rows: _events(sink, file, rows, data_names),
+            prepare=assign_task_bucket,
+        )
         if done:
             yield pa.RecordBatch.from_pylist(done, schema=_STATS_ARROW)
 

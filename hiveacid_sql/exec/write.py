@@ -22,6 +22,7 @@ from typing import Literal
 
 import pyarrow as pa
 import pyarrow.fs as pafs
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -118,3 +119,21 @@ def write_version_file(fs: pafs.FileSystem, dir_path: str) -> None:
     fs.create_dir(dir_path, recursive=True)
     with fs.open_output_stream(f"{dir_path}/{ACID_VERSION_FILE}") as out:
         out.write(ACID_VERSION_CONTENT)
+
+
+def write_changes(events: DataFrame, sink: TableSink, driver_max_rows: int) -> list[FileWritten]:
+    """Statement-sized changes are written by the driver, larger ones by Spark tasks.
+
+    The events are computed once: kept by Spark while they are counted, then either collected (at most
+    ``hiveacid.driver.write.max.rows``) or written by tasks from what was kept, so the row-id query never
+    runs twice."""
+    limit = driver_max_rows
+    if limit <= 0:
+        return write_events(events, sink, route="shuffle")
+    kept = events.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        if kept.count() <= limit:
+            return write_events_local(kept.toArrow(), sink)
+        return write_events(kept, sink, route="shuffle")
+    finally:
+        kept.unpersist()

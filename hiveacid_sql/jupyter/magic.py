@@ -146,8 +146,8 @@ class AcidMagic(Magics):
         if self.connection is not None and not asked:
             return
         self.close()
-        import hiveacid_sql
         from hiveacid_sql.cli.command import quiet_pyspark_error_logs
+        from hiveacid_sql.engine.connect import connect
 
         quiet_pyspark_error_logs(verbose=False)  # the magic shows Spark's error on one line already
 
@@ -168,7 +168,7 @@ class AcidMagic(Magics):
                     active.conf.set(key, value)
                 kwargs["spark"] = active
         try:
-            self.connection = hiveacid_sql.connect(**kwargs)
+            self.connection = connect(**kwargs)
         except HiveAcidError as exc:
             raise UsageError(f"cannot connect: {exc}") from None
         self._owns_connection = True

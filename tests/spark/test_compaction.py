@@ -75,7 +75,7 @@ def test_walkthrough_minor_then_major_exactly(acid, warehouse):
     assert not (table / "delta_0000001_0000002/_metadata_acid").exists()
     assert _with_ids(acid) == WALKTHROUGH_ROWS
     compactor = Compactor(acid.spark, acid.store)
-    acid._read_leases.release(acid._lease_ids)  # this test's own earlier SELECTs are finished
+    acid.ctx.read_leases.release(acid.ctx.lease_ids)  # this test's own earlier SELECTs are finished
     assert compactor.clean() == [1]
     assert _dirs(table) == ["delete_delta_0000001_0000002", "delta_0000001_0000002"]
     assert _with_ids(acid) == WALKTHROUGH_ROWS
@@ -93,7 +93,7 @@ def test_walkthrough_minor_then_major_exactly(acid, warehouse):
     assert (table / "base_0000002/_orc_acid_version").read_bytes() == b"2"
     assert metadata(table / "base_0000002" / base_files[0])["hive.acid.version"] == "2"
     assert _with_ids(acid) == WALKTHROUGH_ROWS
-    acid._read_leases.release(acid._lease_ids)
+    acid.ctx.read_leases.release(acid.ctx.lease_ids)
     assert compactor.clean() == [2]
     assert _dirs(table) == ["base_0000002"]
     assert _with_ids(acid) == WALKTHROUGH_ROWS
@@ -110,8 +110,8 @@ def _queue(acid) -> CompactionQueue:
 
 
 def _release_session_reads(acid) -> None:
-    acid._read_leases.release(acid._lease_ids)
-    acid._lease_ids.clear()
+    acid.ctx.read_leases.release(acid.ctx.lease_ids)
+    acid.ctx.lease_ids.clear()
 
 
 def test_reader_started_before_major_and_clean_gets_its_full_result(acid, warehouse):
@@ -147,7 +147,7 @@ def test_compaction_killed_midway_leaves_the_table_unchanged_and_is_finished_lat
     table = warehouse / "employee"
     before = listing(table)
     compactor = Compactor(acid.spark, acid.store, {"hive.compactor.worker.timeout": "0"})
-    real_publish = Compactor._publish
+    real_publish = Compactor._publish  # noqa: SLF001 - fault injection
 
     def killed(self, *args):  # the process dies after the job wrote its files, before they are moved
         raise KeyboardInterrupt
@@ -334,10 +334,10 @@ def test_session_thread_initiates_works_and_cleans(acid):
             break
         time.sleep(0.5)
     _release_session_reads(acid)
-    assert states == [("MAJOR", "succeeded")], acid._compactor_thread.last_error
+    assert states == [("MAJOR", "succeeded")], acid.ctx.compactor_thread.last_error
     acid.sql("SET hive.compactor.initiator.on=false")
     acid.sql("SET hive.compactor.worker.threads=0")
-    assert acid._compactor_thread is None
+    assert acid.ctx.compactor_thread is None
     assert sorted(r[0] for r in acid.sql("SELECT id FROM t").collect()) == [1, 2]
 
 
@@ -408,7 +408,7 @@ def test_worker_dying_between_the_two_renames_of_a_minor_compaction(acid, wareho
     _after_merge(acid)
     table = warehouse / "employee"
     compactor = Compactor(acid.spark, acid.store, {"hive.compactor.worker.timeout": "0"})
-    real_publish = Compactor._publish
+    real_publish = Compactor._publish  # noqa: SLF001 - fault injection
 
     def dies_after_first(self, fs, root, build, outputs):
         fs.move(f"{build}/{outputs[0]}", f"{root}/{outputs[0]}")  # the insert output is moved ...
@@ -484,7 +484,7 @@ def test_bucketed_table_compacts_bucket_by_bucket(acid, warehouse):
 
 
 def test_compactor_command_runs_one_round(acid, spark, warehouse, capsys):
-    from hiveacid_sql.compactor.service import main
+    from hiveacid_sql.cli.compactor import main
 
     _after_merge(acid)
     acid.sql("ALTER TABLE employee SET TBLPROPERTIES ('compactorthreshold.hive.compactor.delta.num.threshold'='1')")
@@ -546,7 +546,7 @@ def test_worker_dying_while_building_leaves_nothing_visible_and_the_retry_tidies
     table = warehouse / "employee"
     before = listing(table)
     compactor = Compactor(acid.spark, acid.store, {"hive.compactor.worker.timeout": "0"})
-    real_job = Compactor._run_job
+    real_job = Compactor._run_job  # noqa: SLF001 - fault injection
 
     def dies_while_writing(self, table_def, fs, root, build, plan, write_ids):
         fs.create_dir(f"{build}/{plan.insert_dir}", recursive=True)

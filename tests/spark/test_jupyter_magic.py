@@ -27,7 +27,7 @@ def shell(spark, warehouse):
     magic = ip.magics_manager.registry["AcidMagic"]
     magic.close()
     magic.limit, magic.warehouse = 100, None
-    assert not spark.sparkContext._jsc.sc().isStopped()  # the kernel's own Spark is never stopped
+    assert not spark.sparkContext._jsc.sc().isStopped()  # the kernel's own Spark is never stopped  # noqa: SLF001 - the JVM context has no public handle
 
 
 def cell(ip: InteractiveShell, text: str):

@@ -1,0 +1,53 @@
+"""``hiveacid_sql.connect(...)``: a Session on a SparkSession (started here, quiet and in UTC, unless given),
+a warehouse directory and a transaction store (SQLite inside the warehouse unless a URL is given)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+from hiveacid_sql.acid.listing import filesystem_for
+from hiveacid_sql.engine.session import Session
+from hiveacid_sql.errors import HiveAcidError
+from hiveacid_sql.exec.session import local_session
+from hiveacid_sql.txn import TxnStore
+
+
+def connect(
+    spark: SparkSession | None = None,
+    warehouse: str | os.PathLike[str] | None = None,
+    store_url: str | None = None,
+    **conf: Any,
+) -> Session:
+    """Open a hiveacid-sql connection.
+
+    With no arguments: a local SparkSession (UTC, quiet), ``./warehouse`` as the warehouse and a SQLite
+    store file ``<warehouse>/.hiveacid/txn.db`` inside it. Other keyword arguments are Spark settings
+    for a session this call starts (``connect(**{"spark.sql.shuffle.partitions": "4"})``, or
+    ``spark_conf={...}``); ``master`` picks the Spark master (default ``local[*]``).
+    """
+    if warehouse is None:
+        warehouse = Path.cwd() / "warehouse"
+    warehouse_uri = str(warehouse)
+    if "://" not in warehouse_uri:
+        warehouse_uri = str(Path(warehouse_uri).expanduser().resolve())
+    fs, path = filesystem_for(warehouse_uri)
+    fs.create_dir(path, recursive=True)
+    if store_url is None:
+        if "://" in warehouse_uri and not warehouse_uri.startswith("file://"):
+            raise HiveAcidError("a warehouse that is not on the local disk needs an explicit store_url")
+        store_dir = Path(path) / ".hiveacid"
+        store_dir.mkdir(parents=True, exist_ok=True)
+        store_url = f"sqlite:///{store_dir / 'txn.db'}"
+    master = str(conf.pop("master", "local[*]"))
+    spark_conf = {k: str(v) for k, v in (conf.pop("spark_conf", None) or {}).items()}
+    spark_conf.update({str(k): str(v) for k, v in conf.items()})
+    owns = spark is None
+    if spark is None:
+        spark = local_session(spark_conf, master=master)
+    store = TxnStore(store_url, default_db_location=warehouse_uri)
+    return Session(spark, warehouse_uri, store, owns_spark=owns)
+

@@ -1,0 +1,197 @@
+"""The statement handlers: one function per statement kind, ``handler(ctx, statement) -> result | None``.
+
+:data:`HANDLERS` is the dispatch table the Session looks a parsed statement's node type up in. A handler
+gets the :class:`~hiveacid_sql.engine.context.StatementContext`, never the Session. Adding a statement
+kind: a node in ``sql/`` (parser), a plan in ``plan/`` if it reads or writes tables, its executor in
+``exec/`` or ``engine/``, and one entry here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pyspark.sql import DataFrame
+from sqlglot import exp
+
+from hiveacid_sql.engine import compaction, ddl, show, txn_statements
+from hiveacid_sql.engine.context import StatementContext
+from hiveacid_sql.engine.dml import DmlRunner
+from hiveacid_sql.engine.dryrun import dry_run_frame
+from hiveacid_sql.engine.explain import explain
+from hiveacid_sql.engine.history import describe_history
+from hiveacid_sql.errors import PlanError, TxnStateError, UnsupportedStatementError
+from hiveacid_sql.results import DmlResult
+from hiveacid_sql.sql import nodes
+from hiveacid_sql.sql.parse import Statement
+from hiveacid_sql.sql.tree import where_is
+
+Result = DataFrame | DmlResult
+Handler = Callable[[StatementContext, Statement], "Result | None"]
+
+#: Statements a dry run (``dry_run=True``, ``EXPLAIN ANALYZE``) answers with the rows they would change.
+DRY_RUN_TYPES = (exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.TruncateTable)
+
+
+def dml_statement(ctx: StatementContext, st: Statement) -> DmlResult:
+    plan = ctx.planner.plan(st.tree)
+    txn = ctx.current_transaction
+    if txn is not None and not plan.target.is_transactional:
+        raise TxnStateError(
+            f"Writing non-transactional table {plan.target.qualified_name} is not allowed in a transaction "
+            f"(it could not be rolled back).  TransactionID=txnid:{txn.txn_id}."
+        )
+    return DmlRunner(ctx).run(plan, st.text)
+
+
+def truncate(ctx: StatementContext, st: Statement) -> DmlResult | None:
+    result = None
+    for table in st.tree.expressions:
+        result = DmlRunner(ctx).run(ctx.planner.plan_truncate(table), st.text)
+    return result
+
+
+def dry_run(ctx: StatementContext, st: Statement) -> DataFrame:
+    """The rows a DML statement would change, with old and new values; nothing is committed or written."""
+    tree = st.tree
+    if not isinstance(tree, DRY_RUN_TYPES):
+        raise UnsupportedStatementError(
+            f"a dry run covers INSERT, UPDATE, DELETE, MERGE and TRUNCATE, not {st.text.split()[0].upper()}",
+            st.line,
+            st.col,
+        )
+    if isinstance(tree, exp.TruncateTable) and len(tree.expressions) != 1:
+        raise UnsupportedStatementError("a dry run of TRUNCATE takes one table", st.line, st.col)
+    plan = ctx.planner.plan(tree)
+    reads = getattr(plan, "reads", None)
+    tables = {t.qualified_name: t for t in (reads.tables if reads else ())}
+    tables[plan.target.qualified_name] = plan.target
+    return dry_run_frame(ctx, plan, ctx.snapshot_for(list(tables.values())))
+
+
+def explain_statement(ctx: StatementContext, st: Statement) -> DataFrame:
+    kind = st.tree.args.get("kind")
+    inner = st.tree.this
+    if kind == "ANALYZE" and isinstance(inner, DRY_RUN_TYPES):
+        return dry_run(ctx, Statement(tree=inner, text=st.text, line=st.line, col=st.col))
+    return explain(ctx, inner, kind)
+
+
+def create(ctx: StatementContext, st: Statement) -> None:
+    kind = (st.tree.args.get("kind") or "").upper()
+    if kind == "TABLE":
+        ddl.create_table(ctx, st.tree)
+    elif kind in ("DATABASE", "SCHEMA"):
+        ddl.create_database(ctx, st.tree)
+    else:
+        raise UnsupportedStatementError(f"CREATE {kind} is not supported", st.line, st.col)
+
+
+def drop(ctx: StatementContext, st: Statement) -> None:
+    with ctx.txns.ddl_lock(txn_statements.ddl_lock_components(ctx, st.tree)):
+        ddl.drop(ctx, st.tree)
+
+
+def alter(ctx: StatementContext, st: Statement) -> None:
+    with ctx.txns.ddl_lock(txn_statements.ddl_lock_components(ctx, st.tree)):
+        ddl.alter_table(ctx, st.tree)
+
+
+def use(ctx: StatementContext, st: Statement) -> None:
+    name = st.tree.this.name.lower()
+    if not ctx.catalog.database_exists(name):
+        raise PlanError(f"{where_is(st.tree.this)}Database does not exist: {name}")
+    ctx.current_db = name
+
+
+def set_statement(ctx: StatementContext, st: Statement) -> DataFrame | None:
+    """``SET`` lists, ``SET k`` shows, ``SET k=v`` sets (checked by the settings registry: a bad value is
+    refused and the old one stays); ``spark.*`` keys go to the SparkSession too, ``hive.compactor.*`` keys
+    start, restart or stop the compactor thread."""
+    items = st.tree.expressions
+    if not items:
+        rows = sorted(f"{k}={v}" for k, v in ctx.settings.items())
+        return ctx.spark.createDataFrame([(r,) for r in rows], "set string")
+    for item in items:
+        node = item.this
+        if isinstance(node, exp.EQ):
+            key, value = node.this.name.strip(), node.expression.name.strip()
+            ctx.settings.set(key, value)
+            if key.startswith("spark."):
+                ctx.spark.conf.set(key, value)
+            if key.startswith("hive.compactor."):
+                ctx.restart_compactor()
+        else:
+            key = node.name.strip()
+            value = ctx.settings.get(key)
+            text = f"{key}={value}" if value is not None else f"{key} is undefined"
+            return ctx.spark.createDataFrame([(text,)], "set string")
+    return None
+
+
+def describe(ctx: StatementContext, st: Statement) -> DataFrame:
+    node = st.tree.this
+    kind = (st.tree.args.get("kind") or "").upper()
+    if kind in ("DATABASE", "SCHEMA"):
+        info = ctx.catalog.get_database(node.name.lower())
+        return ctx.spark.createDataFrame(
+            [(info["name"], info.get("comment") or "", info["location"], info.get("owner") or "")],
+            "db_name string, comment string, location string, owner_name string",
+        )
+    table = ctx.planner.resolve(node)
+    style = st.tree.args.get("style")
+    if style is not None and str(style).upper() == "HISTORY":
+        return describe_history(ctx, table)
+    return show.describe(ctx, table, str(style).upper() if style else None)
+
+
+def show_statement(ctx: StatementContext, st: Statement) -> DataFrame:
+    tree = st.tree
+    what = str(tree.this).upper()
+    like = tree.args.get("like")
+    pattern = like.name if like is not None else None
+    if what in ("DATABASES", "SCHEMAS"):
+        return show.show_databases(ctx, pattern)
+    if what == "TABLES":
+        db = tree.args.get("db")
+        name = db.name.lower() if db is not None else ctx.current_db
+        if not ctx.catalog.database_exists(name):
+            raise PlanError(f"Database does not exist: {name}")
+        return show.show_tables(ctx, name, pattern)
+    if what == "CREATE TABLE":
+        return show.show_create_table(ctx, ctx.planner.resolve(tree.args["target"]))
+    if what == "COLUMNS":
+        table = ctx.planner.resolve(tree.args["target"])
+        return ctx.spark.createDataFrame([(c.name,) for c in table.all_columns], "field string")
+    if what == "PARTITIONS":
+        return ddl.show_partitions(ctx, ctx.planner.resolve(tree.args["target"]), tree.args.get("where"))
+    raise UnsupportedStatementError(f"SHOW {what} is not supported yet", st.line, st.col)
+
+
+def show_tblproperties(ctx: StatementContext, st: Statement) -> DataFrame:
+    table = ctx.planner.resolve(st.tree.this)
+    key = st.tree.args.get("expression")
+    return show.show_tblproperties(ctx, table, key.name if key is not None else None)
+
+
+#: node type -> handler; BEGIN / COMMIT / ROLLBACK are the Session's own (they change its transaction state).
+HANDLERS: dict[type, Handler] = {
+    exp.Insert: dml_statement,
+    exp.Update: dml_statement,
+    exp.Delete: dml_statement,
+    exp.Merge: dml_statement,
+    exp.TruncateTable: truncate,
+    exp.Create: create,
+    exp.Drop: drop,
+    exp.Alter: alter,
+    exp.Use: use,
+    exp.Set: set_statement,
+    exp.Describe: describe,
+    exp.Show: show_statement,
+    nodes.ShowTblProperties: show_tblproperties,
+    nodes.Explain: explain_statement,
+    nodes.ShowTransactions: lambda ctx, st: txn_statements.show_transactions(ctx),
+    nodes.ShowLocks: lambda ctx, st: txn_statements.show_locks(ctx, st.tree),
+    nodes.AbortTransactions: lambda ctx, st: txn_statements.abort_transactions(ctx, st.tree),
+    nodes.Compact: lambda ctx, st: compaction.compact(ctx, st.tree),
+    nodes.ShowCompactions: lambda ctx, st: compaction.show_compactions(ctx),
+}

@@ -1,0 +1,177 @@
+"""The layers, checked on the source: every import of the package (module level, in functions, under
+TYPE_CHECKING) read with ``ast``, so a cycle, a cross-module ``_private`` import or a layer turned upside
+down fails here, in CI, before review.
+
+Layers, data walks one way: ``sql -> plan -> exec -> engine -> cli / jupyter``; ``acid`` at the bottom,
+``txn`` above ``acid``; SQLAlchemy only in ``txn``; PySpark never in ``sql``, ``plan``, ``acid`` or ``txn``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "hiveacid_sql"
+
+
+@dataclass(frozen=True)
+class Import:
+    source: str  # the importing module
+    target: str  # the module imported (a package module when it exists, else the name's module)
+    name: str | None  # the name taken from it (``from m import name``), None for ``import m``
+    line: int
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports() -> Iterator[Import]:
+    for module, path in MODULES.items():
+        is_package = path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    yield Import(module, alias.name, None, node.lineno)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = module.split(".") if is_package else module.split(".")[:-1]
+                    base = base[: len(base) - (node.level - 1)]
+                    origin = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    origin = node.module or ""
+                for alias in node.names:
+                    full = f"{origin}.{alias.name}"
+                    yield Import(module, full if full in MODULES else origin, alias.name, node.lineno)
+
+
+IMPORTS = list(_imports())
+
+
+def _internal_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {m: set() for m in MODULES}
+    for imp in IMPORTS:
+        if imp.target in MODULES and imp.target != imp.source:
+            graph[imp.source].add(imp.target)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_walk_sees_the_package() -> None:
+    """The checks below are only as good as the walk: it must find the modules and their imports."""
+    assert {"hiveacid_sql.engine.session", "hiveacid_sql.plan.planner", "hiveacid_sql.txn.store"} <= set(MODULES)
+    assert any(i.source == "hiveacid_sql.engine.session" and i.target == "hiveacid_sql.engine.context" for i in IMPORTS)
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_cycle() -> None:
+    assert _cycles(_internal_graph()) == []
+
+
+def test_no_private_name_imported_from_another_module() -> None:
+    offenders = [
+        f"{i.source}:{i.line} imports {i.name} from {i.target}"
+        for i in IMPORTS
+        if i.name and i.name.startswith("_") and not i.name.startswith("__") and i.target.startswith("hiveacid_sql")
+    ]
+    assert offenders == []
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "hiveacid_sql"
+
+
+#: what each layer may import from the package (besides itself); errors, settings and results are shared
+#: leaves every layer may use.
+SHARED = {"errors", "settings", "results"}
+ALLOWED: dict[str, set[str]] = {
+    "errors": set(),
+    "settings": {"errors"},
+    "results": {"errors"},
+    "acid": SHARED,
+    "txn": SHARED | {"acid"},
+    "sql": SHARED,
+    "plan": SHARED | {"sql", "txn", "acid"},
+    "exec": SHARED | {"plan", "sql", "txn", "acid"},
+    "compactor": SHARED | {"exec", "txn", "acid"},
+    "engine": SHARED | {"compactor", "exec", "plan", "sql", "txn", "acid"},
+    "cli": SHARED | {"engine", "compactor", "exec", "plan", "sql", "txn", "acid"},
+    "jupyter": SHARED | {"cli", "engine", "sql", "acid"},
+    "hiveacid_sql": SHARED | {"engine", "jupyter"},
+}
+
+
+def test_layers_import_only_downwards() -> None:
+    assert set(ALLOWED) == {_layer(m) for m in MODULES}, "a new top-level module needs its place in ALLOWED"
+    offenders = []
+    for imp in IMPORTS:
+        if not imp.target.startswith("hiveacid_sql"):
+            continue
+        source, target = _layer(imp.source), _layer(imp.target)
+        if target != source and target not in ALLOWED[source]:
+            offenders.append(f"{imp.source}:{imp.line} ({source}) imports {imp.target} ({target})")
+    assert offenders == []
+
+
+@pytest.mark.parametrize(
+    ("library", "allowed_layers"),
+    [
+        ("sqlalchemy", {"txn"}),
+        ("pyspark", {"exec", "engine", "compactor", "cli", "jupyter"}),
+    ],
+)
+def test_third_party_libraries_stay_in_their_layers(library: str, allowed_layers: set[str]) -> None:
+    offenders = [
+        f"{i.source}:{i.line} imports {i.target}"
+        for i in IMPORTS
+        if (i.target == library or i.target.startswith(library + ".")) and _layer(i.source) not in allowed_layers
+    ]
+    assert offenders == []
