@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"Connected: Spark {acid.spark.version}, master {acid.spark.sparkContext.master}, "
                   f"warehouse {acid.warehouse}, store {_hide_password(acid.store.url)}", file=sys.stderr)
         for key, value in plan["hiveconf"].items():
-            acid.settings[key] = value
+            acid.settings.set(key, value)  # checked as SET checks it
             if key.startswith("spark."):
                 acid.spark.conf.set(key, value)
         output = OutputSettings(

@@ -223,7 +223,7 @@ class Runner:
         key = key_node.name.strip() if isinstance(key_node, exp.Expression) else ""
         if key.lower().startswith("hiveconf:") and isinstance(node, exp.EQ):  # Hive's spelling of SET k=v
             name, value = key.split(":", 1)[1], node.expression.name.strip()
-            self.acid.settings[name] = value
+            self.acid.settings.set(name, value)  # checked as SET checks it
             if name.startswith("spark."):
                 self.acid.spark.conf.set(name, value)
             record["kind"] = "SET"
