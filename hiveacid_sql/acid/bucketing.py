@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hiveacid_sql.acid.hive_types import HiveType
+from hiveacid_sql.acid.partitions import finite_tuple
 from hiveacid_sql.errors import AcidFormatError
 
 __all__ = [
@@ -180,7 +181,7 @@ def _decimal_parts(value: object, htype: HiveType) -> tuple[int, int]:
     with decimal.localcontext() as ctx:
         ctx.prec = 100
         d = d.quantize(decimal.Decimal(1).scaleb(-htype.scale), rounding=decimal.ROUND_HALF_UP)
-    sign, digits, exp = d.as_tuple()
+    sign, digits, exp = finite_tuple(d)
     unscaled = int("".join(map(str, digits)) or "0")
     if sign:
         unscaled = -unscaled
@@ -332,8 +333,8 @@ def _hash_v1(value: object, t: HiveType) -> int:
     if name == "map":
         key_type, value_type = t.children
         r = 0
-        for k, v in _map_items(value, t):
-            r = (r + (_hash_v1(k, key_type) ^ _hash_v1(v, value_type))) & _M32
+        for k, item in _map_items(value, t):
+            r = (r + (_hash_v1(k, key_type) ^ _hash_v1(item, value_type))) & _M32
         return r
     if name == "struct":
         r = 0

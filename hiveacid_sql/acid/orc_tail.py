@@ -100,12 +100,12 @@ def encode_message(fields: Iterable[ProtoField]) -> bytes:
     for f in fields:
         out += _varint(f.number << 3 | f.wire)
         if f.wire == _VARINT:
-            out += _varint(f.value)  # type: ignore[arg-type]
+            out += _varint(int(f.value))
         elif f.wire == _LEN:
-            out += _varint(len(f.value))  # type: ignore[arg-type]
-            out += f.value  # type: ignore[operator]
+            out += _varint(len(bytes(f.value)))
+            out += bytes(f.value)
         else:
-            out += f.value  # type: ignore[operator]
+            out += bytes(f.value)
     return bytes(out)
 
 

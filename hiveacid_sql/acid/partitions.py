@@ -26,6 +26,7 @@ from hiveacid_sql.errors import AcidFormatError
 __all__ = [
     "DEFAULT_PARTITION_NAME",
     "escape_path_name",
+    "finite_tuple",
     "java_double_to_string",
     "java_float_to_string",
     "make_partition_name",
@@ -51,7 +52,15 @@ _FULLWIDTH_UPPER_A = 0xFF21
 _FULLWIDTH_LOWER_A = 0xFF41
 
 
-def escape_path_name(s: str) -> str:
+
+def finite_tuple(value: decimal.Decimal) -> tuple[int, tuple[int, ...], int]:
+    """``value.as_tuple()`` of a finite decimal, its exponent an int (never 'n' / 'N' / 'F')."""
+    sign, digits, exponent = value.as_tuple()
+    if not isinstance(exponent, int):
+        raise ValueError(f"not a finite decimal: {value}")
+    return sign, digits, exponent
+
+def escape_path_name(s: str | None) -> str:
     """``FileUtils.escapePathName(s)``: ``%XX`` for each escaped character; NULL or empty -> the default partition."""
     if s is None or s == "":
         return DEFAULT_PARTITION_NAME
@@ -198,7 +207,7 @@ def _java_digits(value: float, shortest: str, round_trips) -> tuple[str, int]:
     result is replaced by the two-digit decimal closest to the value (``Double.MIN_VALUE`` is ``4.9E-324``, not
     ``5.0E-324``). ``round_trips(text)`` tells whether a decimal string reads back as the same value.
     """
-    _, digit_tuple, exp = decimal.Decimal(shortest).as_tuple()
+    _, digit_tuple, exp = finite_tuple(decimal.Decimal(shortest))
     digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
     exponent = len(digit_tuple) + exp
     if len(digits) == 1:
@@ -208,7 +217,7 @@ def _java_digits(value: float, shortest: str, round_trips) -> tuple[str, int]:
             ctx.rounding = decimal.ROUND_HALF_EVEN
             two = +exact
         if round_trips(str(two)):
-            _, digit_tuple, exp = two.as_tuple()
+            _, digit_tuple, exp = finite_tuple(two)
             digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
             exponent = len(digit_tuple) + exp
     return digits, exponent
@@ -262,7 +271,7 @@ def _decimal_string(value: decimal.Decimal, htype: HiveType) -> str:
         if rounded == 0:
             return "0"
         normalized = rounded.normalize()
-    sign, digits, exp = normalized.as_tuple()
+    sign, digits, exp = finite_tuple(normalized)
     text = "".join(map(str, digits))
     if exp >= 0:
         text = text + "0" * exp

@@ -18,7 +18,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
 from sqlglot import exp
 
-from hiveacid_sql.acid.hive_types import parse_hive_type
+from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.engine.plain import read_plain
@@ -47,12 +47,12 @@ def write_id_list(snapshot: Snapshot, table: TableDef) -> ValidWriteIdList:
     return ids if ids is not None else ValidWriteIdList(table.qualified_name, 0)
 
 
-def table_columns(table: TableDef) -> list[tuple[str, object]]:
+def table_columns(table: TableDef) -> list[tuple[str, HiveType]]:
     """(name, HiveType) of the table's data columns, in table order."""
     return [(c.name, parse_hive_type(c.type)) for c in table.columns]
 
 
-def partition_columns(table: TableDef) -> list[tuple[str, object]]:
+def partition_columns(table: TableDef) -> list[tuple[str, HiveType]]:
     """(name, HiveType) of the table's partition columns, in order."""
     return [(c.name, parse_hive_type(c.type)) for c in table.partition_keys]
 
@@ -86,7 +86,7 @@ def acid_snapshot_frame(spark: SparkSession, table: TableDef, snapshot: Snapshot
     )
 
 
-def _expand_stars(tree: exp.Expression, columns_of: dict[str, list[str]]) -> None:
+def _expand_stars(tree: exp.Expr, columns_of: dict[str, list[str]]) -> None:
     """Replace ``*`` / ``t.*`` over our tables by their columns, so a view's ``row__id`` stays virtual."""
     for select in list(tree.find_all(exp.Select)):
         sources: list[tuple[str, str]] = []  # (alias, view key)
@@ -99,7 +99,7 @@ def _expand_stars(tree: exp.Expression, columns_of: dict[str, list[str]]) -> Non
                 sources.append((node.alias_or_name, node.name.lower()))
             else:
                 plain_sources = False
-        new_exprs: list[exp.Expression] = []
+        new_exprs: list[exp.Expr] = []
         changed = False
         for e in select.expressions:
             if isinstance(e, exp.Star) and plain_sources and sources:
@@ -139,7 +139,7 @@ class Binder:
         self.history_of = history_of  # for VERSION / TIMESTAMP AS OF: commit times of the write ids
         self.files: dict[str, ScanFiles] = {}  # qualified name (@version) -> what was read (EXPLAIN, tests)
         # (qualified name, is DML target, VERSION AS OF or None) -> view name
-        self._views: dict[tuple[str, bool, int | None], str] = {}
+        self._views: dict[tuple[str, bool, object], str] = {}
         self._token = uuid.uuid4().hex[:8]
 
     def _version_files(
@@ -182,7 +182,7 @@ class Binder:
         self._views[key] = name
         return name
 
-    def render(self, tree: exp.Expression, reads: BoundTables) -> str:
+    def render(self, tree: exp.Expr, reads: BoundTables) -> str:
         """Spark SQL text of ``tree`` with every catalog table replaced by its snapshot view (a DML target's
         reference by the view with the internal columns)."""
         tree = tree.copy()
@@ -214,7 +214,7 @@ class Binder:
             _expand_stars(tree, columns_of)
         return tree.sql(dialect="spark")
 
-    def run(self, tree: exp.Expression, reads: BoundTables) -> DataFrame:
+    def run(self, tree: exp.Expr, reads: BoundTables) -> DataFrame:
         """Analyse ``tree`` in Spark; Spark's errors become one-line :class:`PlanError`s."""
         sql = self.render(tree, reads)
         try:

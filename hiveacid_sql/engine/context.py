@@ -132,7 +132,7 @@ class StatementContext:
     CASCADE's DROP TABLEs) through the connection's dispatch."""
 
     def __init__(
-        self, spark: SparkSession, warehouse: str, store: TxnStore, run_tree: Callable[[exp.Expression], Any]
+        self, spark: SparkSession, warehouse: str, store: TxnStore, run_tree: Callable[[exp.Expr], Any]
     ) -> None:
         self.spark = spark
         self.warehouse = warehouse
@@ -183,7 +183,7 @@ class StatementContext:
             return location
         return str(Path(location).expanduser().resolve())
 
-    def query_frame(self, tree: exp.Expression) -> DataFrame:
+    def query_frame(self, tree: exp.Expr) -> DataFrame:
         """A query over snapshot views; every ACID table in it is read at one snapshot."""
         plan = self.planner.plan_query(tree)
         # The lease comes before the snapshot and the listing: the cleaner keeps every file this query reads

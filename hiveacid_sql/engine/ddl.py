@@ -88,7 +88,7 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
     bucket_cols: tuple[str, ...] = ()
     num_buckets = -1
     sorted_by = False
-    for prop in (tree.args.get("properties").expressions if tree.args.get("properties") else []):
+    for prop in (properties.expressions if (properties := tree.args.get("properties")) else []):
         if isinstance(prop, exp.FileFormatProperty):
             fmt = (prop.name or literal_text(prop.this) or "").upper()
             if not fmt:
@@ -111,7 +111,7 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
             num_buckets = int(prop.args["buckets"].name)
             sorted_by = bool(prop.args.get("sorted_by"))
         elif isinstance(prop, exp.Property):
-            params[literal_text(prop.this).lower() if literal_text(prop.this) else prop.name] = literal_text(prop.args.get("value")) or ""
+            params[(literal_text(prop.this) or "").lower() or prop.name] = literal_text(prop.args.get("value")) or ""
         elif isinstance(prop, exp.TemporaryProperty):
             raise UnsupportedStatementError("TEMPORARY tables are not supported")
     if "transactional" in params:
@@ -227,9 +227,9 @@ def create_database(ctx: StatementContext, tree: exp.Create) -> None:
     name = tree.this.name.lower()
     location = None
     comment = None
-    for prop in (tree.args.get("properties").expressions if tree.args.get("properties") else []):
+    for prop in (properties.expressions if (properties := tree.args.get("properties")) else []):
         if isinstance(prop, exp.LocationProperty):
-            location = ctx.resolve_location(literal_text(prop.this))
+            location = ctx.resolve_location(literal_text(prop.this) or "")
         elif isinstance(prop, exp.SchemaCommentProperty):
             comment = literal_text(prop.this)
     location = location or f"{ctx.warehouse.rstrip('/')}/{name}.db"
@@ -295,10 +295,10 @@ def alter_table(ctx: StatementContext, tree: exp.Alter) -> None:
             props = {}
             for prop in action.expressions:
                 for p in prop.expressions if isinstance(prop, exp.Properties) else [prop]:
-                    props[literal_text(p.this).lower()] = literal_text(p.args.get("value")) or ""
+                    props[(literal_text(p.this) or "").lower()] = literal_text(p.args.get("value")) or ""
             ctx.catalog.set_table_params(table.db, table.name, props)
         elif type(action).__name__ == "UnsetProperties":
-            keys = [literal_text(e).lower() for e in action.expressions]
+            keys = [(literal_text(e) or "").lower() for e in action.expressions]
             ctx.catalog.unset_table_params(table.db, table.name, keys)
         elif isinstance(action, exp.AddPartition):
             add_partition(ctx, table, action)

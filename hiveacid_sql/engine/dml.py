@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -249,6 +249,7 @@ class DmlRunner:
     def _result(self, plan: DmlPlan, outcome: _Outcome, txn_id: int, write_id: int, started: float) -> DmlResult:
         inserted = sum(f.rows for f in outcome.files if f.kind == "insert")
         deleted = sum(f.rows for f in outcome.files if f.kind == "delete")
+        counts: dict[str, Any]
         if isinstance(plan, UpdatePlan):
             counts = {"num_updated_rows": deleted, "num_affected_rows": deleted}
         elif outcome.merge is not None:

@@ -87,6 +87,7 @@ def _with_old_values(select: exp.Select, table: TableDef, alias: str) -> exp.Sel
 
 def _target_alias(select: exp.Select) -> str:
     from_ = select.args.get("from_") or select.args.get("from")
+    assert from_ is not None  # a DML plan's query reads its target
     return from_.this.alias_or_name
 
 
@@ -132,10 +133,10 @@ def _merge(ctx: StatementContext, binder: Binder, plan: MergePlan) -> DataFrame:
     is_delete = F.col(CLAUSE).isin(deletes) if deletes else F.lit(False)
     cols = [action.alias(ACTION), F.col(CLAUSE).cast("int").alias("clause")]
     cols.append(F.when(is_insert, _null_row_id()).otherwise(_row_id()).alias(ROW_ID))
-    for c in target.all_columns:
-        null = F.lit(None).cast(to_spark_type(c.type))
-        cols.append(F.when(is_insert, null).otherwise(F.col(_old(c.name))).alias(f"old_{c.name}"))
-        cols.append(F.when(is_delete, null).otherwise(F.col(f"`{c.name}`")).alias(f"new_{c.name}"))
+    for column in target.all_columns:
+        null = F.lit(None).cast(to_spark_type(column.type))
+        cols.append(F.when(is_insert, null).otherwise(F.col(_old(column.name))).alias(f"old_{column.name}"))
+        cols.append(F.when(is_delete, null).otherwise(F.col(f"`{column.name}`")).alias(f"new_{column.name}"))
     return classified.select(*cols)
 
 

@@ -243,9 +243,9 @@ def _read_lines(ctx: StatementContext, table: TableDef, files: ScanFiles, prunin
     return lines
 
 
-def explain(ctx: StatementContext, tree: exp.Expression, kind: str | None = None) -> DataFrame:
+def explain(ctx: StatementContext, tree: exp.Expr, kind: str | None = None) -> DataFrame:
     """EXPLAIN [EXTENDED] as a one-column DataFrame (``Explain``), one line per row."""
-    extended = bool(kind) and kind.upper() == "EXTENDED"
+    extended = kind is not None and kind.upper() == "EXTENDED"
     try:
         plan = ctx.planner.plan(tree)
     except UnsupportedStatementError as exc:

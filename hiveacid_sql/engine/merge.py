@@ -75,6 +75,7 @@ class MergeRunner:
                     F.when(F.col(OWID).isNotNull() & F.col(SOURCE_ID).isNotNull(), F.struct(*_ROW_ID))
                 ).alias("matched"),
             ).first()
+            assert counts is not None  # an aggregate has one row
             updates = _indices(clauses, "update")
             keep_partition = [i for i in updates if i not in plan.moves_partitions]
             keep_bucket = [i for i in updates if i not in plan.moves_buckets]

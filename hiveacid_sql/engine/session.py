@@ -195,7 +195,7 @@ class Session:
         result = handler(self.ctx, statement)
         return result if result is not None else self.spark.createDataFrame([], "result string")
 
-    def run_statement_tree(self, tree: exp.Expression) -> Result | None:
+    def run_statement_tree(self, tree: exp.Expr) -> Result | None:
         """Run a statement built in code (e.g. the INSERT half of CREATE TABLE AS SELECT)."""
         return self.run_statement(Statement(tree=tree, text=tree.sql(dialect="hiveacid"), line=1, col=1))
 

@@ -9,6 +9,7 @@ kind: a node in ``sql/`` (parser), a plan in ``plan/`` if it reads or writes tab
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from pyspark.sql import DataFrame
 from sqlglot import exp
@@ -33,7 +34,7 @@ DRY_RUN_TYPES = (exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.TruncateTabl
 
 
 def dml_statement(ctx: StatementContext, st: Statement) -> DmlResult:
-    plan = ctx.planner.plan(st.tree)
+    plan = ctx.planner.plan_dml(st.tree)
     txn = ctx.current_transaction
     if txn is not None and not plan.target.is_transactional:
         raise TxnStateError(
@@ -61,7 +62,7 @@ def dry_run(ctx: StatementContext, st: Statement) -> DataFrame:
         )
     if isinstance(tree, exp.TruncateTable) and len(tree.expressions) != 1:
         raise UnsupportedStatementError("a dry run of TRUNCATE takes one table", st.line, st.col)
-    plan = ctx.planner.plan(tree)
+    plan = ctx.planner.plan_dml(tree)
     reads = getattr(plan, "reads", None)
     tables = {t.qualified_name: t for t in (reads.tables if reads else ())}
     tables[plan.target.qualified_name] = plan.target
@@ -79,21 +80,21 @@ def explain_statement(ctx: StatementContext, st: Statement) -> DataFrame:
 def create(ctx: StatementContext, st: Statement) -> None:
     kind = (st.tree.args.get("kind") or "").upper()
     if kind == "TABLE":
-        ddl.create_table(ctx, st.tree)
+        ddl.create_table(ctx, cast(exp.Create, st.tree))
     elif kind in ("DATABASE", "SCHEMA"):
-        ddl.create_database(ctx, st.tree)
+        ddl.create_database(ctx, cast(exp.Create, st.tree))
     else:
         raise UnsupportedStatementError(f"CREATE {kind} is not supported", st.line, st.col)
 
 
 def drop(ctx: StatementContext, st: Statement) -> None:
     with ctx.txns.ddl_lock(txn_statements.ddl_lock_components(ctx, st.tree)):
-        ddl.drop(ctx, st.tree)
+        ddl.drop(ctx, cast(exp.Drop, st.tree))
 
 
 def alter(ctx: StatementContext, st: Statement) -> None:
     with ctx.txns.ddl_lock(txn_statements.ddl_lock_components(ctx, st.tree)):
-        ddl.alter_table(ctx, st.tree)
+        ddl.alter_table(ctx, cast(exp.Alter, st.tree))
 
 
 def use(ctx: StatementContext, st: Statement) -> None:
@@ -190,8 +191,8 @@ HANDLERS: dict[type, Handler] = {
     nodes.ShowTblProperties: show_tblproperties,
     nodes.Explain: explain_statement,
     nodes.ShowTransactions: lambda ctx, st: txn_statements.show_transactions(ctx),
-    nodes.ShowLocks: lambda ctx, st: txn_statements.show_locks(ctx, st.tree),
-    nodes.AbortTransactions: lambda ctx, st: txn_statements.abort_transactions(ctx, st.tree),
-    nodes.Compact: lambda ctx, st: compaction.compact(ctx, st.tree),
+    nodes.ShowLocks: lambda ctx, st: txn_statements.show_locks(ctx, cast(nodes.ShowLocks, st.tree)),
+    nodes.AbortTransactions: lambda ctx, st: txn_statements.abort_transactions(ctx, cast(nodes.AbortTransactions, st.tree)),
+    nodes.Compact: lambda ctx, st: compaction.compact(ctx, cast(nodes.Compact, st.tree)),
     nodes.ShowCompactions: lambda ctx, st: compaction.show_compactions(ctx),
 }

@@ -99,14 +99,15 @@ def as_of(
             )
             raise TimeTravelError(f"No version of {table} at or before {request.text}: {when} (UTC)")
         version, cutoff = max(before), request.value
+        cutoff_ms: int | None = cutoff
     else:
         version = request.value
         if version > ids.high_watermark:
             raise TimeTravelError(
                 f"Version {version} of {table} does not exist: the latest write id is {ids.high_watermark}"
             )
-        cutoff = committed.get(version)
-    later = {w for w, t in committed.items() if w < version and cutoff is not None and t > cutoff}
+        cutoff_ms = committed.get(version)
+    later = {w for w, t in committed.items() if w < version and cutoff_ms is not None and t > cutoff_ms}
     exceptions = tuple(sorted({w for w in ids.exceptions if w <= version} | later))
     aborted = frozenset(w for w in ids.aborted if w <= version)
     min_open = next((w for w in exceptions if w not in aborted), None)

@@ -97,7 +97,7 @@ def abort_transactions(ctx: StatementContext, tree: nodes.AbortTransactions) -> 
     return ctx.spark.createDataFrame(rows, "txnid bigint, result string")
 
 
-def ddl_lock_components(ctx: StatementContext, tree: exp.Expression) -> list[LockComponent]:
+def ddl_lock_components(ctx: StatementContext, tree: exp.Expr) -> list[LockComponent]:
     """DROP TABLE / ALTER TABLE lock the table EXCLUSIVE, DROP DATABASE the database (Hive 3.1)."""
     kind = (tree.args.get("kind") or "").upper()
     if isinstance(tree, exp.Drop) and kind in ("DATABASE", "SCHEMA"):

@@ -23,7 +23,7 @@ _STRINGS = frozenset({"string", "varchar"})
 
 
 def prune_partitions(
-    spark: SparkSession, table: TableDef, partitions: Sequence[PartitionDef], predicate: exp.Expression | None
+    spark: SparkSession, table: TableDef, partitions: Sequence[PartitionDef], predicate: exp.Expr | None
 ) -> list[str]:
     """Names of the partitions whose values satisfy ``predicate`` (all of them when it is None)."""
     if predicate is None or not partitions:

@@ -39,7 +39,7 @@ def partition_dir_column(columns: Sequence[tuple[str, HiveType]], values: Sequen
             out.append(name)
         return pa.array(out, pa.string())
 
-    return F.arrow_udf(partition_dirs, "string")(*values)
+    return F.arrow_udf(partition_dirs, "string")(*values)  # type: ignore[call-overload]  # variadic UDF
 
 
 def bucket_id_column(
@@ -54,7 +54,7 @@ def bucket_id_column(
         numbers = bucket_numbers(list(arrays), types, num_buckets, version)
         return pa.array(numbers, pa.int32())
 
-    return F.arrow_udf(bucket_ids, "int")(*values)
+    return F.arrow_udf(bucket_ids, "int")(*values)  # type: ignore[call-overload]  # variadic UDF
 
 
 def static_partition_name(
@@ -68,11 +68,12 @@ def static_partition_name(
     row = spark.range(1).select(
         *[v.cast(to_spark_type(t)).alias(f"v{i}") for i, (v, (_n, t)) in enumerate(zip(values, columns, strict=True))]
     ).first()
+    assert row is not None  # spark.range(1) has one row
     rendered = [partition_value_string(row[i], t) for i, (_n, t) in enumerate(columns)]
     return make_partition_name([n for n, _ in columns], rendered)
 
 
-def partition_dir_of(spark: SparkSession, table: TableDef, values: Mapping[str, exp.Expression]) -> str:
+def partition_dir_of(spark: SparkSession, table: TableDef, values: Mapping[str, exp.Expr]) -> str:
     """The directory a full static spec names (``PARTITION (p='v', ..)``, every partition column): its
     constants cast to the column types as an INSERT casts them. INSERT, ADD PARTITION, SHOW LOCKS, EXPLAIN
     and dry runs all name a spec's directory here."""

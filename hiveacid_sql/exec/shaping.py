@@ -24,7 +24,7 @@ def shape_rows(
     df: DataFrame,
     table: TableDef,
     column_order: Sequence[str],
-    static_partitions: Sequence[tuple[str, exp.Expression]],
+    static_partitions: Sequence[tuple[str, exp.Expr]],
 ) -> DataFrame:
     """The table's data columns then its partition columns, from ``df``'s columns in ``column_order``."""
     width = len(column_order)

@@ -259,7 +259,7 @@ def write_events_task(sink: TableSink) -> TaskFn:
         done = write_runs(
             batches,
             GROUP_KEYS,
-            lambda key: _FileSink(sink, key),  # type: ignore[arg-type]
+            lambda key: _FileSink(sink, key),
             lambda file, rows: _events(sink, file, rows, data_names),
             prepare=assign_task_bucket,
         )

@@ -194,6 +194,6 @@ class AcidMagic(Magics):
                 shown = QueryResult.collect(result, limit)
             elif last:
                 shown = None
-        if opts.get("out"):
+        if opts.get("out") and self.shell is not None:
             self.shell.user_ns[opts["out"]] = result
         return shown

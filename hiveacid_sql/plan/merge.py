@@ -41,13 +41,13 @@ def _clause_kind(when: exp.When) -> Literal["matched", "not_matched", "not_match
     return "not_matched_by_source" if when.args.get("source") else "not_matched"
 
 
-def _update_values(then: exp.Update, target: TableDef, source_alias: str) -> tuple[tuple[str, exp.Expression], ...]:
+def _update_values(then: exp.Update, target: TableDef, source_alias: str) -> tuple[tuple[str, exp.Expr], ...]:
     return tuple((name, value) for name, _, value in set_assignments(then.expressions, target, star_source=source_alias))
 
 
 def _insert_values(
     then: exp.Insert, target: TableDef, source_alias: str, types: dict[str, str]
-) -> tuple[tuple[str, exp.Expression], ...]:
+) -> tuple[tuple[str, exp.Expr], ...]:
     names = [c.name for c in target.all_columns]
     if isinstance(then.this, exp.Star):  # INSERT *: every target column from the source column of that name
         return tuple((c.name, cast_to(exp.column(c.name, table=source_alias, quoted=True), c.type)) for c in target.all_columns)
@@ -87,7 +87,7 @@ def _statement_offsets(clauses: list[MergeClause]) -> list[MergeClause]:
     return [dataclasses.replace(c, statement_offset=offset[c.index]) for c in clauses]
 
 
-def _applies(clause: MergeClause, t: str, s: str) -> exp.Expression:
+def _applies(clause: MergeClause, t: str, s: str) -> exp.Expr:
     target_present = exp.column(OWID, table=t).is_(exp.null()).not_()
     source_present = exp.column(SOURCE_ID, table=s).is_(exp.null()).not_()
     kind = {
@@ -98,7 +98,7 @@ def _applies(clause: MergeClause, t: str, s: str) -> exp.Expression:
     return exp.and_(kind, exp.paren(clause.condition.copy())) if clause.condition is not None else kind
 
 
-def _target_pruning(target: TableDef, on: exp.Expression, clauses: tuple[MergeClause, ...], t: str) -> TablePruning:
+def _target_pruning(target: TableDef, on: exp.Expr, clauses: tuple[MergeClause, ...], t: str) -> TablePruning:
     """Partitions of the target that some clause could touch (see module notes in :func:`build_merge`).
 
     With an INSERT clause every target row that could match (ON's partition conjuncts) must be read, or a
@@ -111,7 +111,7 @@ def _target_pruning(target: TableDef, on: exp.Expression, clauses: tuple[MergeCl
     keys = {k.name for k in target.partition_keys}
     on_part = partition_conjuncts(on, t, keys)
 
-    needs: list[list[exp.Expression]] = []  # each need: a conjunction of partition predicates
+    needs: list[list[exp.Expr]] = []  # each need: a conjunction of partition predicates
     if any(c.match == "not_matched" for c in clauses):
         needs.append(on_part)
     for c in clauses:
@@ -162,7 +162,7 @@ def build_merge(tree: exp.Merge, target: TableDef, target_node: exp.Table, bind)
                 "INSERT is allowed only in WHEN NOT MATCHED [BY TARGET]"
             )
             raise PlanError(f"{where_is(when)}{what} (clause {index})")
-        clauses.append(MergeClause(index, match, action, when.args.get("condition"), values, 0))
+        clauses.append(MergeClause(index, match, action, when.args.get("condition"), values, 0))  # type: ignore[arg-type]  # action is one of the three
     clauses = _statement_offsets(clauses)
 
     target_ref = target_table(target, t)
@@ -172,7 +172,7 @@ def build_merge(tree: exp.Merge, target: TableDef, target_node: exp.Table, bind)
     )
     kind = _join_kind(tuple(clauses))
     choose = exp.Case(ifs=[exp.If(this=_applies(c, t, s), true=exp.Literal.number(c.index)) for c in clauses])
-    columns: list[exp.Expression] = [exp.alias_(choose, CLAUSE)]
+    columns: list[exp.Expr] = [exp.alias_(choose, CLAUSE)]
     columns += [exp.alias_(exp.column(c, table=t), c) for c in (PART_DIR, OWID, BUCKET, ROWID)]
     columns.append(exp.alias_(exp.column(SOURCE_ID, table=s), SOURCE_ID))
     for col in target.all_columns:

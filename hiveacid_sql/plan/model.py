@@ -33,7 +33,7 @@ class BoundTables:
 class QueryPlan:
     """A SELECT (or any query) run by Spark SQL over snapshot views."""
 
-    query: exp.Expression
+    query: exp.Expr
     reads: BoundTables
 
     statement = "QUERY"
@@ -45,12 +45,12 @@ class InsertPlan:
     columns, by position); ``static_partitions`` gives the other partition columns a constant value."""
 
     target: TableDef
-    source: exp.Expression
+    source: exp.Expr
     reads: BoundTables
     column_order: tuple[str, ...]
     overwrite: bool = False
     values: bool = False  # statement-sized VALUES rows: written by the driver
-    static_partitions: tuple[tuple[str, exp.Expression], ...] = ()
+    static_partitions: tuple[tuple[str, exp.Expr], ...] = ()
 
     @property
     def statement(self) -> str:
@@ -102,8 +102,8 @@ class MergeClause:
     index: int
     match: Literal["matched", "not_matched", "not_matched_by_source"]
     action: Literal["update", "delete", "insert"]
-    condition: exp.Expression | None
-    values: tuple[tuple[str, exp.Expression], ...]
+    condition: exp.Expr | None
+    values: tuple[tuple[str, exp.Expr], ...]
     statement_offset: int
 
 

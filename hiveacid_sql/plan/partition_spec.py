@@ -19,17 +19,17 @@ from hiveacid_sql.sql.tree import where_is
 from hiveacid_sql.txn import TableDef
 
 
-def _check_partitioned(table: TableDef, spec: exp.Expression) -> None:
+def _check_partitioned(table: TableDef, spec: exp.Expr) -> None:
     if not table.partition_keys:
         raise PlanError(f"{where_is(spec)}Table {table.qualified_name} is not partitioned")
 
 
-def static_spec(table: TableDef, spec: exp.Partition, statement: str = "PARTITION (...)") -> dict[str, exp.Expression]:
+def static_spec(table: TableDef, spec: exp.Partition, statement: str = "PARTITION (...)") -> dict[str, exp.Expr]:
     """``PARTITION (p='v', ...)`` naming one partition: every partition column once, each ``= value``; the
     values by column, in the table's partition order."""
     _check_partitioned(table, spec)
     keys = [k.name for k in table.partition_keys]
-    values: dict[str, exp.Expression] = {}
+    values: dict[str, exp.Expr] = {}
     for item in spec.expressions:
         if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
             raise PlanError(f"{where_is(item)}Expected partition column = value in {statement}")
@@ -45,7 +45,7 @@ def static_spec(table: TableDef, spec: exp.Partition, statement: str = "PARTITIO
     return {k: values[k] for k in keys}
 
 
-def spec_filter(table: TableDef, spec: exp.Partition) -> exp.Expression:
+def spec_filter(table: TableDef, spec: exp.Partition) -> exp.Expr:
     """A partition spec (``p='v'`` or, for DROP, comparisons like ``q > 1``) as a predicate over the keys."""
     _check_partitioned(table, spec)
     keys = {k.name for k in table.partition_keys}
@@ -55,7 +55,7 @@ def spec_filter(table: TableDef, spec: exp.Partition) -> exp.Expression:
     return exp.and_(*[e.copy() for e in spec.expressions])
 
 
-def insert_spec(node: exp.Table, target: TableDef) -> tuple[dict[str, exp.Expression], list[str]]:
+def insert_spec(node: exp.Table, target: TableDef) -> tuple[dict[str, exp.Expr], list[str]]:
     """INSERT's ``PARTITION (p='v', q)``: static values by column, and the dynamic columns in spec order.
 
     Hive's rules: only a partitioned table takes a spec; the spec names every partition column, each once;
@@ -67,7 +67,7 @@ def insert_spec(node: exp.Table, target: TableDef) -> tuple[dict[str, exp.Expres
     if not target.is_partitioned:
         raise PlanError(f"{where_is(node)}Table {target.qualified_name} is not partitioned but a partition spec exists")
     keys = [k.name for k in target.partition_keys]
-    static: dict[str, exp.Expression] = {}
+    static: dict[str, exp.Expr] = {}
     dynamic: list[str] = []
     for item in spec.expressions:
         column, value = (item.this, item.expression) if isinstance(item, exp.EQ) else (item, None)

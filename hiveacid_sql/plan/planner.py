@@ -48,7 +48,7 @@ class Planner:
         except HiveAcidError as exc:
             raise PlanError(f"{where_is(table)}Table not found '{db}.{name}'") from exc
 
-    def bind(self, tree: exp.Expression) -> BoundTables:
+    def bind(self, tree: exp.Expr) -> BoundTables:
         """All catalog tables ``tree`` reads, with their pruning.
 
         A DML statement's own target reference (marked by :func:`target_table`) is read with its row ids and
@@ -69,13 +69,13 @@ class Planner:
         return BoundTables(tuple(found.values()), row_ids, pruning, target_pruning)
 
     # -- statements ---------------------------------------------------------------------------------
-    def plan_query(self, tree: exp.Expression) -> QueryPlan:
+    def plan_query(self, tree: exp.Expr) -> QueryPlan:
         return QueryPlan(tree, self.bind(tree))
 
     def plan_insert(self, tree: exp.Insert) -> InsertPlan:
         target_node = tree.this
         columns: list[str] | None = None
-        column_nodes: list[exp.Expression] = []
+        column_nodes: list[exp.Expr] = []
         if isinstance(target_node, exp.Schema):
             column_nodes = list(target_node.expressions)
             columns = [i.name.lower() for i in column_nodes]
@@ -124,7 +124,7 @@ class Planner:
             static_partitions=tuple(static.items()),
         )
 
-    def _dml_target(self, tree: exp.Expression, verb: str) -> tuple[TableDef, exp.Table]:
+    def _dml_target(self, tree: exp.Expr, verb: str) -> tuple[TableDef, exp.Table]:
         node = tree.this
         if not isinstance(node, exp.Table):
             raise PlanError(f"{where_is(tree)}{verb} needs a table name")
@@ -179,7 +179,7 @@ class Planner:
     def plan_truncate(self, table: exp.Table) -> TruncatePlan:
         return TruncatePlan(self.resolve(table))
 
-    def plan(self, tree: exp.Expression) -> QueryPlan | DmlPlan:
+    def plan(self, tree: exp.Expr) -> QueryPlan | DmlPlan:
         """The plan of a query or DML statement (one dispatch for running and for EXPLAIN)."""
         if is_query(tree):
             return self.plan_query(tree)
@@ -194,6 +194,12 @@ class Planner:
         if isinstance(tree, exp.TruncateTable) and len(tree.expressions) == 1:
             return self.plan_truncate(tree.expressions[0])
         raise UnsupportedStatementError(f"{where_is(tree)}no plan for {tree.key.upper()} statements")
+
+    def plan_dml(self, tree: exp.Expr) -> DmlPlan:
+        """The plan of a statement that writes a table (a query is refused)."""
+        if is_query(tree):
+            raise UnsupportedStatementError(f"{where_is(tree)}a query writes no table")
+        return self.plan(tree)  # type: ignore[return-value]  # not a query, so a DmlPlan
 
 
 def _typed_values(values: exp.Values, types: list[str]) -> exp.Values:

@@ -27,11 +27,11 @@ class TablePruning:
     """Pruning for one table: a predicate over its partition columns (unqualified names), and the bucket
     column value tuples an equality / IN on every bucketing column allows (None: no restriction)."""
 
-    partition_filter: exp.Expression | None = None
+    partition_filter: exp.Expr | None = None
     bucket_values: tuple[tuple[object, ...], ...] | None = None
 
 
-def _conjuncts(where: exp.Expression | None) -> list[exp.Expression]:
+def _conjuncts(where: exp.Expr | None) -> list[exp.Expr]:
     if where is None:
         return []
     node = where.this if isinstance(where, exp.Where) else where
@@ -54,25 +54,25 @@ def _column_of(col: exp.Column, table_node: exp.Table, select: exp.Select, names
     return name if _single_source(select) else None
 
 
-def _usable(conjunct: exp.Expression) -> bool:
+def _usable(conjunct: exp.Expr) -> bool:
     """No subqueries, aggregates, window functions or non-deterministic calls: safe to evaluate alone."""
     bad = (exp.Subquery, exp.Select, exp.AggFunc, exp.Window, exp.Rand, exp.Exists)
     return not any(isinstance(n, bad) for n in conjunct.walk())
 
 
-def _only_columns(conjunct: exp.Expression, table_node: exp.Table, select: exp.Select, names: set[str]) -> bool:
+def _only_columns(conjunct: exp.Expr, table_node: exp.Table, select: exp.Select, names: set[str]) -> bool:
     cols = list(conjunct.find_all(exp.Column))
     return bool(cols) and all(_column_of(c, table_node, select, names) for c in cols)
 
 
-def _unqualified(conjunct: exp.Expression) -> exp.Expression:
+def _unqualified(conjunct: exp.Expr) -> exp.Expr:
     out = conjunct.copy()
     for col in out.find_all(exp.Column):
         col.set("table", None)
     return out
 
 
-def _literal_value(node: exp.Expression) -> object | None:
+def _literal_value(node: exp.Expr) -> object | None:
     """A number or string literal's Python value (negative numbers included); None for anything else."""
     negative = False
     if isinstance(node, exp.Neg):
@@ -89,7 +89,7 @@ def _literal_value(node: exp.Expression) -> object | None:
 
 
 def _equalities(
-    conjuncts: list[exp.Expression], table_node: exp.Table, select: exp.Select, column: str
+    conjuncts: list[exp.Expr], table_node: exp.Table, select: exp.Select, column: str
 ) -> list[object] | None:
     """Values ``column`` must equal according to one ``col = literal`` or ``col IN (literals)`` conjunct."""
     for conjunct in conjuncts:
@@ -125,7 +125,7 @@ def table_pruning(table_node: exp.Table, table: TableDef) -> TablePruning:
     if table.is_bucketed:
         per_column = [_equalities(conjuncts, table_node, select, c) for c in table.bucket_cols]
         if all(v is not None for v in per_column):
-            combos = list(itertools.islice(itertools.product(*per_column), _MAX_BUCKET_COMBINATIONS + 1))
+            combos = list(itertools.islice(itertools.product(*[v or [] for v in per_column]), _MAX_BUCKET_COMBINATIONS + 1))
             if len(combos) <= _MAX_BUCKET_COMBINATIONS:
                 bucket_values = tuple(combos)
     return TablePruning(partition_filter, bucket_values)
@@ -142,7 +142,7 @@ def merge_pruning(references: list[TablePruning]) -> TablePruning:
     return TablePruning(partition_filter, bucket_values)
 
 
-def partition_conjuncts(expr: exp.Expression | None, alias: str, keys: set[str]) -> list[exp.Expression]:
+def partition_conjuncts(expr: exp.Expr | None, alias: str, keys: set[str]) -> list[exp.Expr]:
     """Conjuncts of ``expr`` that name only partition columns ``keys`` qualified by ``alias`` (unqualified)."""
     out = []
     for conjunct in _conjuncts(expr):

@@ -30,21 +30,21 @@ def is_target(table: exp.Table) -> bool:
     return bool(table.meta.get(_TARGET))
 
 
-def column_value(node: exp.Expression, htype: str) -> exp.Expression:
+def column_value(node: exp.Expr, htype: str) -> exp.Expr:
     """A value written to a column of type ``htype``: ``DEFAULT`` (no column defaults here) is NULL."""
     return cast_to(exp.Null() if is_default(node) else node.copy(), htype)
 
 
 def set_assignments(
-    items: Sequence[exp.Expression], target: TableDef, *, star_source: str | None = None
-) -> list[tuple[str, exp.Expression, exp.Expression]]:
+    items: Sequence[exp.Expr], target: TableDef, *, star_source: str | None = None
+) -> list[tuple[str, exp.Expr, exp.Expr]]:
     """``SET c = e, ..`` as ``(column, e as written, e cast to c's type)``, in the order written.
 
     Every column must be the target's and set once; ``DEFAULT`` is NULL. ``SET *`` (MERGE only, where
     ``star_source`` is the source alias) sets every target column from the source column of its name.
     """
     types = {c.name: c.type for c in target.all_columns}
-    out: dict[str, tuple[exp.Expression, exp.Expression]] = {}
+    out: dict[str, tuple[exp.Expr, exp.Expr]] = {}
     for item in items:
         if isinstance(item, exp.Star) and star_source is not None:
             for col in target.all_columns:

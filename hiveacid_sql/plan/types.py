@@ -31,7 +31,7 @@ def spark_sql_type(hive_type: HiveType | str) -> str:
     return t.name
 
 
-def cast_to(expression: exp.Expression, hive_type: HiveType | str) -> exp.Expression:
+def cast_to(expression: exp.Expr, hive_type: HiveType | str) -> exp.Expr:
     """``CAST(expression AS <spark type of hive_type>)`` as a sqlglot node."""
     return exp.Cast(this=expression, to=exp.DataType.build(spark_sql_type(hive_type), dialect="spark"))
 

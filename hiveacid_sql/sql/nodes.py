@@ -29,13 +29,13 @@ class Compact(exp.Expression):
 class ShowCompactions(exp.Expression):
     """``SHOW COMPACTIONS``: the compaction queue and its history."""
 
-    arg_types: dict[str, bool] = {}
+    arg_types = {}  # noqa: RUF012 - sqlglot's own class attribute
 
 
 class ShowTransactions(exp.Expression):
     """``SHOW TRANSACTIONS``: open and aborted transactions."""
 
-    arg_types: dict[str, bool] = {}
+    arg_types = {}  # noqa: RUF012 - sqlglot's own class attribute
 
 
 class ShowLocks(exp.Expression):
@@ -84,7 +84,7 @@ EXPLAIN_KINDS = (
 )
 """Modifiers accepted between ``EXPLAIN`` and the statement (Hive's and Spark's, upper-cased)."""
 
-NODE_CLASSES: tuple[type[exp.Expression], ...] = (
+NODE_CLASSES: tuple[type[exp.Expr], ...] = (
     Compact,
     ShowCompactions,
     ShowTransactions,

@@ -43,7 +43,7 @@ class Statement:
     ``line`` and ``col`` are 1-based and locate its first token in the whole script.
     """
 
-    tree: exp.Expression
+    tree: exp.Expr
     text: str
     line: int
     col: int
@@ -125,7 +125,7 @@ def _parse_statement(sql: str, chunk: list[Token]) -> Statement:
     return Statement(tree=tree, text=text, line=line, col=col)
 
 
-def _check_statement(tree: exp.Expression, text: str, line: int, col: int) -> None:
+def _check_statement(tree: exp.Expr, text: str, line: int, col: int) -> None:
     """Refuse opaque ``exp.Command`` fallbacks and bare expressions, which are not statements."""
     if isinstance(tree, exp.Command) or tree.find(exp.Command) is not None:
         words = " ".join(text.split())

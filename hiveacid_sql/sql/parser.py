@@ -179,7 +179,7 @@ class HiveAcidParser(HiveParser):
 
     # -- ALTER TABLE ----------------------------------------------------------------------------
 
-    def _parse_alter(self) -> exp.Alter | exp.Command | nodes.Compact:
+    def _parse_alter(self) -> exp.Alter | exp.Command | nodes.Compact:  # type: ignore[override]  # ours adds COMPACT
         node = super()._parse_alter()
         if not isinstance(node, exp.Alter):
             return node

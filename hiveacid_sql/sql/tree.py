@@ -15,7 +15,7 @@ from hiveacid_sql.errors import PlanError
 ROW_ID = "row__id"
 
 
-def position(expr: exp.Expression) -> tuple[int, int] | None:
+def position(expr: exp.Expr) -> tuple[int, int] | None:
     """Return the 1-based ``(line, col)`` where ``expr`` starts in the parsed script, or None.
 
     sqlglot records ``meta`` (line, col of the token's *last* character, start and end offsets) on
@@ -36,7 +36,7 @@ def position(expr: exp.Expression) -> tuple[int, int] | None:
     return best
 
 
-def where_is(node: exp.Expression | None) -> str:
+def where_is(node: exp.Expr | None) -> str:
     """``line L, col C: `` (where the node's text starts) for a node that carries a position, else empty."""
     if node is None:
         return ""
@@ -57,7 +57,7 @@ def table_names(table: exp.Table, current_db: str) -> tuple[str, str]:
     return (table.db or current_db).lower(), table.name.lower()
 
 
-def mentions_row_id(tree: exp.Expression) -> bool:
+def mentions_row_id(tree: exp.Expr) -> bool:
     """Whether the statement names Hive's virtual ``row__id`` column anywhere."""
     # `row__id.rowid` parses as column `rowid` of a "table" `row__id`; `t.row__id.rowid` puts it in `db`.
     return any(
@@ -68,16 +68,16 @@ def mentions_row_id(tree: exp.Expression) -> bool:
 QUERY_TYPES = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Subquery, exp.Values)
 
 
-def is_query(tree: exp.Expression) -> bool:
+def is_query(tree: exp.Expr) -> bool:
     """Whether a statement is a query (run by Spark SQL and returned as a DataFrame)."""
     return isinstance(tree, QUERY_TYPES) or (isinstance(tree, exp.With) and isinstance(tree.this, QUERY_TYPES))
 
 
-def _cte_names(tree: exp.Expression) -> set[str]:
+def _cte_names(tree: exp.Expr) -> set[str]:
     return {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
 
 
-def catalog_tables(tree: exp.Expression) -> list[exp.Table]:
+def catalog_tables(tree: exp.Expr) -> list[exp.Table]:
     """Table nodes that name catalog tables (not CTEs, not table functions)."""
     ctes = _cte_names(tree)
     out = []
@@ -90,12 +90,12 @@ def catalog_tables(tree: exp.Expression) -> list[exp.Table]:
     return out
 
 
-def is_default(node: exp.Expression) -> bool:
+def is_default(node: exp.Expr) -> bool:
     """Whether a value is Hive's ``DEFAULT`` keyword (a bare name, not a column of a table)."""
     return isinstance(node, exp.Var | exp.Column) and node.name.upper() == "DEFAULT" and not getattr(node, "table", "")
 
 
-def literal_text(node: exp.Expression | None) -> str | None:
+def literal_text(node: exp.Expr | None) -> str | None:
     """The text of a literal or name as written (``'zlib'`` -> ``zlib``), for property keys and values."""
     if node is None:
         return None

@@ -288,7 +288,7 @@ class Catalog:
                         TBL_ID=row["TBL_ID"], PART_NAME=part, CREATE_TIME=int(time.time()), WRITE_ID=write_id
                     )
                 )
-                part_id = result.inserted_primary_key[0]
+                part_id = result.inserted_primary_key[0]  # type: ignore[index]  # an INSERT has one
                 conn.execute(
                     sa.insert(s.PARTITION_KEY_VALS),
                     [
@@ -442,7 +442,7 @@ def _insert_table(conn: Connection, db_id: int, td: TableDef) -> None:
             COMMENT=td.comment,
         )
     )
-    tbl_id = result.inserted_primary_key[0]
+    tbl_id = result.inserted_primary_key[0]  # type: ignore[index]  # an INSERT has one
     _insert_columns(conn, tbl_id, td.columns, start=0)
     if td.partition_keys:
         conn.execute(

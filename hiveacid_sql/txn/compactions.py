@@ -17,6 +17,7 @@ older than ``next_txn_id`` is open and no live read lease older than ``next_leas
 
 from __future__ import annotations
 
+import builtins
 import json
 import time
 from collections.abc import Iterable
@@ -306,7 +307,7 @@ class CompactionQueue:
             done = [_info(r, "CC") for r in conn.execute(sa.select(s.COMPLETED_COMPACTIONS))]
         return sorted(queued + done, key=lambda c: c.id)
 
-    def in_state(self, *states: str) -> list[CompactionInfo]:
+    def in_state(self, *states: str) -> builtins.list[CompactionInfo]:
         """Queue rows in any of ``states``, oldest first."""
         q = s.COMPACTION_QUEUE.c
         with self._db.read() as conn:
@@ -401,7 +402,7 @@ class ReadLeases:
         txn_id: int | None = None,
         host: str = "",
         agent: str = "hiveacid-sql",
-    ) -> list[int]:
+    ) -> builtins.list[int]:
         """One lease per table, valid for ``seconds``; returns their ids (to :meth:`release`)."""
         keys = sorted({(db.lower(), t.lower()) for db, t in tables})
         if not keys:

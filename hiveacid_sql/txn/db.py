@@ -104,8 +104,8 @@ def _is_retryable(exc: sa.exc.DBAPIError) -> bool:
     sqlstate = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
     if sqlstate in _PG_RETRY_SQLSTATES:
         return True
-    args = getattr(orig, "args", ())
-    return bool(args) and isinstance(args[0], int) and args[0] in _MYSQL_RETRY_CODES
+    args: tuple = getattr(orig, "args", ())
+    return len(args) > 0 and isinstance(args[0], int) and args[0] in _MYSQL_RETRY_CODES
 
 
 def store_error(exc: sa.exc.DBAPIError, url: sa.URL | str) -> TxnError:

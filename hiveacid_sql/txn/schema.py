@@ -138,7 +138,7 @@ NEXT_LOCK_ID = sa.Table("NEXT_LOCK_ID", metadata, sa.Column("NL_NEXT", sa.BigInt
 
 def _compaction_columns(prefix: str, *, with_end: bool) -> list[sa.Column]:
     """COMPACTION_QUEUE and COMPLETED_COMPACTIONS share their columns (``CQ_*`` / ``CC_*``)."""
-    cols = [
+    cols: list[sa.Column] = [
         sa.Column(f"{prefix}_ID", sa.BigInteger, primary_key=True, autoincrement=False),
         sa.Column(f"{prefix}_DATABASE", _Db, nullable=False),
         sa.Column(f"{prefix}_TABLE", _Tbl, nullable=False),
