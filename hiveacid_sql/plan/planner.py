@@ -5,7 +5,8 @@ Errors name the place in the SQL text (line and column from the identifier's pos
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from sqlglot import exp
 
@@ -38,15 +39,34 @@ class Planner:
     def __init__(self, lookup: TableLookup, current_db: Callable[[], str]) -> None:
         self._lookup = lookup
         self._current_db = current_db
+        self._resolved: dict[tuple[str, str], TableDef] | None = None  # while one statement is planned
+
+    @contextmanager
+    def _one_statement(self) -> Iterator[None]:
+        """Within one statement's planning a name is looked up in the catalog once (the target and its
+        reads, UPDATE's target and its row-id query, MERGE's sides), whatever the number of references."""
+        if self._resolved is not None:  # nested: the outer statement's names
+            yield
+            return
+        self._resolved = {}
+        try:
+            yield
+        finally:
+            self._resolved = None
 
     # -- tables -------------------------------------------------------------------------------------
     def resolve(self, table: exp.Table) -> TableDef:
         """The catalog entry for a table node, or a one-line error naming it and where it is."""
         db, name = table_names(table, self._current_db())
+        if self._resolved is not None and (db, name) in self._resolved:
+            return self._resolved[(db, name)]
         try:
-            return self._lookup(db, name)
+            found = self._lookup(db, name)
         except HiveAcidError as exc:
             raise PlanError(f"{where_is(table)}Table not found '{db}.{name}'") from exc
+        if self._resolved is not None:
+            self._resolved[(db, name)] = found
+        return found
 
     def bind(self, tree: exp.Expr) -> BoundTables:
         """All catalog tables ``tree`` reads, with their pruning.
@@ -70,7 +90,8 @@ class Planner:
 
     # -- statements ---------------------------------------------------------------------------------
     def plan_query(self, tree: exp.Expr) -> QueryPlan:
-        return QueryPlan(tree, self.bind(tree))
+        with self._one_statement():
+            return QueryPlan(tree, self.bind(tree))
 
     def plan_insert(self, tree: exp.Insert) -> InsertPlan:
         target_node = tree.this
@@ -181,6 +202,10 @@ class Planner:
 
     def plan(self, tree: exp.Expr) -> QueryPlan | DmlPlan:
         """The plan of a query or DML statement (one dispatch for running and for EXPLAIN)."""
+        with self._one_statement():
+            return self._plan(tree)
+
+    def _plan(self, tree: exp.Expr) -> QueryPlan | DmlPlan:
         if is_query(tree):
             return self.plan_query(tree)
         if isinstance(tree, exp.Insert):

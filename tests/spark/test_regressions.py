@@ -131,3 +131,23 @@ def test_static_spec_directory_is_the_insert_directory(acid, spark, warehouse):
     assert isinstance(spec, exp.Partition)
     table = acid.catalog.get_table("default", "ps")
     assert partition_dir_of(spark, table, static_spec(table, spec)) == written[0]
+
+
+def test_an_update_looks_each_table_up_once(acid, monkeypatch):
+    """Names were resolved several times per statement (``Catalog.get_table`` ran twice per UPDATE); now the
+    planner resolves each name once per statement and execution uses the plan's tables."""
+    acid.sql(f"CREATE TABLE employee (id int, name string, salary int) {ACID}")
+    acid.sql(f"CREATE TABLE raise_ids (id int) {ACID}")
+    acid.sql("INSERT INTO employee VALUES (1, 'Jerry', 5000), (2, 'Tom', 8000)")
+    acid.sql("INSERT INTO raise_ids VALUES (2)")
+    calls: list[tuple[str, str]] = []
+    real = acid.catalog.get_table
+
+    def counting(db: str, name: str):
+        calls.append((db, name))
+        return real(db, name)
+
+    monkeypatch.setattr(acid.catalog, "get_table", counting)
+    result = acid.sql("UPDATE employee SET salary = salary + 1 WHERE id IN (SELECT id FROM raise_ids)")
+    assert result.num_updated_rows == 1
+    assert sorted(calls) == [("default", "employee"), ("default", "raise_ids")]

@@ -1,0 +1,111 @@
+"""The planner without Spark: a dict-backed table lookup stands in for the catalog (the planner only ever
+calls ``lookup(db, name)``), so every planning rule is checked in milliseconds."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from sqlglot import exp
+
+from hiveacid_sql.errors import CatalogError, PlanError
+from hiveacid_sql.plan.model import DeletePlan, InsertPlan, MergePlan, UpdatePlan
+from hiveacid_sql.plan.planner import Planner
+from hiveacid_sql.sql.parse import parse_one
+from hiveacid_sql.txn import Column, TableDef
+
+ACID = {"transactional": "true"}
+
+
+def _table(name: str, *cols: str, db: str = "default", parts: tuple[str, ...] = (), params=ACID) -> TableDef:
+    return TableDef(
+        db, name, tuple(Column(c.split()[0], c.split()[1]) for c in cols), f"/w/{name}",
+        params=dict(params), partition_keys=tuple(Column(p.split()[0], p.split()[1]) for p in parts),
+    )
+
+
+class DictCatalog:
+    """``lookup(db, name)`` over a dict, counting the calls (the catalog's ``get_table``)."""
+
+    def __init__(self, *tables: TableDef) -> None:
+        self.tables = {(t.db, t.name): t for t in tables}
+        self.calls: Counter[tuple[str, str]] = Counter()
+
+    def get_table(self, db: str, name: str) -> TableDef:
+        self.calls[(db, name)] += 1
+        if (db, name) not in self.tables:
+            raise CatalogError(f"Table not found {db}.{name}")
+        return self.tables[(db, name)]
+
+
+@pytest.fixture
+def catalog() -> DictCatalog:
+    return DictCatalog(
+        _table("employee", "id int", "name string", "salary int"),
+        _table("updates", "id int", "salary int"),
+        _table("pt", "id int", parts=("p int",)),
+        _table("plain", "id int", params={}),
+    )
+
+
+@pytest.fixture
+def planner(catalog: DictCatalog) -> Planner:
+    return Planner(catalog.get_table, lambda: "default")
+
+
+def plan(planner: Planner, sql: str):
+    return planner.plan(parse_one(sql).tree)
+
+
+def test_update_resolves_each_table_once(planner: Planner, catalog: DictCatalog) -> None:
+    """An UPDATE names its target twice (the statement, its row-id query) and here a subquery table: each is
+    looked up in the catalog once per statement."""
+    p = plan(planner, "UPDATE employee SET salary = salary + 1 WHERE id IN (SELECT id FROM updates)")
+    assert isinstance(p, UpdatePlan)
+    assert catalog.calls == {("default", "employee"): 1, ("default", "updates"): 1}
+    assert {t.name for t in p.reads.tables} == {"employee", "updates"}
+    plan(planner, "UPDATE employee SET salary = 1")  # a new statement looks again
+    assert catalog.calls[("default", "employee")] == 2
+
+
+def test_merge_resolves_each_table_once(planner: Planner, catalog: DictCatalog) -> None:
+    p = plan(planner, "MERGE INTO employee t USING updates s ON t.id = s.id WHEN MATCHED THEN UPDATE SET salary = s.salary "
+                      "WHEN NOT MATCHED THEN INSERT VALUES (s.id, 'new', s.salary)")
+    assert isinstance(p, MergePlan) and [c.action for c in p.clauses] == ["update", "insert"]
+    assert catalog.calls == {("default", "employee"): 1, ("default", "updates"): 1}
+
+
+def test_update_and_merge_share_the_set_rules(planner: Planner) -> None:
+    """One interpreter: DEFAULT is NULL in both, an unknown or repeated column is the same one-line error."""
+    update = plan(planner, "UPDATE employee SET salary = DEFAULT WHERE id = 1")
+    assert update.assignments == (("salary", "DEFAULT"),)
+    assert "NULL" in update.source.sql(dialect="spark")
+    merge = plan(planner, "MERGE INTO employee t USING updates s ON t.id = s.id WHEN MATCHED THEN UPDATE SET salary = DEFAULT")
+    assert isinstance(merge.clauses[0].values[0][1], exp.Cast) and isinstance(merge.clauses[0].values[0][1].this, exp.Null)
+    for sql in ("UPDATE employee SET nope = 1",
+                "MERGE INTO employee t USING updates s ON t.id = s.id WHEN MATCHED THEN UPDATE SET nope = 1"):
+        with pytest.raises(PlanError, match=r"Invalid column reference 'nope' in SET of table default.employee"):
+            plan(planner, sql)
+    for sql in ("UPDATE employee SET salary = 1, salary = 2",
+                "MERGE INTO employee t USING updates s ON t.id = s.id WHEN MATCHED THEN UPDATE SET salary = 1, salary = 2"):
+        with pytest.raises(PlanError, match=r"Column 'salary' is set more than once"):
+            plan(planner, sql)
+
+
+def test_insert_partition_spec_rules(planner: Planner) -> None:
+    p = plan(planner, "INSERT INTO pt PARTITION (p='01') VALUES (1)")
+    assert isinstance(p, InsertPlan) and [k for k, _ in p.static_partitions] == ["p"]
+    with pytest.raises(PlanError, match="'q' is not a partition column of default.pt"):
+        plan(planner, "INSERT INTO pt PARTITION (q=1) VALUES (1)")
+    with pytest.raises(PlanError, match="appears twice"):
+        plan(planner, "INSERT INTO pt PARTITION (p=1, p=2) VALUES (1)")
+    with pytest.raises(PlanError, match="is not partitioned but a partition spec exists"):
+        plan(planner, "INSERT INTO employee PARTITION (p=1) VALUES (1, 'a', 2)")
+
+
+def test_dml_on_a_plain_table_and_unknown_tables(planner: Planner) -> None:
+    assert isinstance(plan(planner, "DELETE FROM employee WHERE id = 1"), DeletePlan)
+    with pytest.raises(PlanError, match="not transactional \\(Hive error 10297\\)"):
+        plan(planner, "DELETE FROM plain")
+    with pytest.raises(PlanError, match=r"^line 1, col 13: Table not found 'default.nope'$"):
+        plan(planner, "DELETE FROM nope")
