@@ -140,7 +140,7 @@ class StatementContext:
         self.catalog = store.catalog
         self.settings = Settings()
         self.current_db = "default"
-        self.planner = Planner(self.catalog.get_table, lambda: self.current_db)
+        self.planner = Planner(lambda db, name: self.catalog.get_table(db, name), lambda: self.current_db)
         self.txns = TransactionScope(store, self.settings)
         self.read_leases = ReadLeases(store.engine)
         self.lease_ids: list[int] = []  # leases of the DataFrames this connection returned
