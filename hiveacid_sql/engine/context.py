@@ -25,7 +25,7 @@ from hiveacid_sql.compactor.service import CompactorThread, wants_compactor
 from hiveacid_sql.engine.binder import Binder
 from hiveacid_sql.engine.transaction import Transaction, lock_components
 from hiveacid_sql.errors import TxnAbortedError, TxnStateError
-from hiveacid_sql.plan.model import QueryPlan
+from hiveacid_sql.plan.model import Plan, QueryPlan
 from hiveacid_sql.plan.planner import Planner
 from hiveacid_sql.settings import LOCK_RETRIES, LOCK_SLEEP, READ_LEASE_SECONDS, TXN_TIMEOUT, Settings
 from hiveacid_sql.txn import Snapshot, TableDef, TxnStore
@@ -63,7 +63,7 @@ class TransactionScope:
         self.housekeeping()
         self.open = Transaction(self.store, pinned=True, heartbeat_s=self.timeout_s / 2)
 
-    def lock_statement(self, txn: Transaction, plan: object) -> None:
+    def lock_statement(self, txn: Transaction, plan: Plan) -> None:
         """A statement's locks in its transaction, waiting per ``hive.lock.numretries`` and
         ``hive.lock.sleep.between.retries``."""
         txn.lock(lock_components(plan), retries=self.settings.value(LOCK_RETRIES), sleep_s=self.settings.value(LOCK_SLEEP))
@@ -163,7 +163,7 @@ class StatementContext:
         """See :meth:`TransactionScope.transaction`."""
         return self.txns.transaction()
 
-    def lock_statement(self, txn: Transaction, plan: object) -> None:
+    def lock_statement(self, txn: Transaction, plan: Plan) -> None:
         self.txns.lock_statement(txn, plan)
 
     def snapshot_for(self, tables: list[TableDef]) -> Snapshot:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,7 @@ from hiveacid_sql.engine.binder import spark_error
 from hiveacid_sql.engine.merge import MergeCounts, MergeRunner
 from hiveacid_sql.engine.plain import write_plain
 from hiveacid_sql.engine.transaction import Transaction
-from hiveacid_sql.errors import HiveAcidError, PlanError
+from hiveacid_sql.errors import HiveAcidError
 from hiveacid_sql.exec.events import delete_events, insert_events, update_events
 from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir, static_part_dir
 from hiveacid_sql.exec.session import hive_value_semantics
@@ -45,6 +46,15 @@ from hiveacid_sql.txn import TableDef
 if TYPE_CHECKING:
     from hiveacid_sql.engine.context import StatementContext
 
+
+
+@dataclass(frozen=True)
+class _Written:
+    """What one plan's leg writer wrote: the files, the TXN_COMPONENTS operation, MERGE's counts."""
+
+    files: list[FileWritten]
+    operation: str
+    merge: MergeCounts | None = None
 
 
 @dataclass(frozen=True)
@@ -117,58 +127,55 @@ class DmlRunner:
     # -- ACID legs --------------------------------------------------------------------------------
     def _execute(self, plan: DmlPlan, txn: Transaction) -> tuple[_Outcome, int]:
         target = plan.target
-        reads = getattr(plan, "reads", None)
-        snapshot = txn.snapshot([*(reads.tables if reads else ()), target])
+        snapshot = txn.snapshot([*plan.reads.tables, target])
         write_id = txn.write_id(target)
-        overwrite = isinstance(plan, TruncatePlan) or (isinstance(plan, InsertPlan) and plan.overwrite)
+        overwrite = plan.overwrites
         sink = _sink(target, write_id, overwrite=overwrite)
-        statement_ids = txn.statement_ids(len(plan.clauses) if isinstance(plan, MergePlan) else 1)
+        statement_ids = txn.statement_ids(plan.statement_count)
         stmt = statement_ids[0]
         txn.expect(target, statement_ids, overwrite=overwrite)
         fs, _ = filesystem_for(target.location)
-        if isinstance(plan, TruncatePlan):
+        if plan.query is None:  # TRUNCATE: no rows to write, an empty base in each directory
             return self._truncate(plan, txn, sink, fs, stmt), write_id
-        ctx = self.ctx
-        with ctx.bound(snapshot) as binder:
-            if isinstance(plan, InsertPlan):
-                rows = shape_rows(binder.run(plan.source, plan.reads), target, plan.column_order, plan.static_partitions)
-                static = self._static_part_dir(plan) if self._all_static(plan) else None
-                events = insert_events(
-                    rows, [c.name for c in target.columns], stmt=stmt,
-                    part_dir=new_part_dir(target, static), bucket_id=new_bucket_id(target),
-                )
-                if plan.values:
-                    files = write_events_local(events.toArrow(), sink)
-                else:
-                    files = write_events(events, sink, route="shuffle" if target.is_bucketed else "append")
-                operation = "i"
-            elif isinstance(plan, UpdatePlan | DeletePlan):
-                changed = binder.run(plan.source, plan.reads)
-                events = self._change_events(plan, changed, stmt)
-                files = self.write_changes(events, sink)
-                operation = "u" if isinstance(plan, UpdatePlan) else "d"
-            elif isinstance(plan, MergePlan):
-                classified = binder.run(plan.query, plan.reads)
-                files, merge = self._merge.write(plan, classified, statement_ids, sink)
-                operation = "u"
-            else:  # pragma: no cover - exhaustive over DmlPlan
-                raise PlanError(f"cannot run {type(plan).__name__}")
-        directories = finish_directories(fs, sink, files)
-        if isinstance(plan, InsertPlan) and plan.overwrite:
-            directories = self._empty_bases(plan, sink, fs, directories)
-        txn.record(target, _operations(files, operation), directories, statement_ids, overwrite=overwrite)
-        return _Outcome(files, directories, merge if isinstance(plan, MergePlan) else None), write_id
+        with self.ctx.bound(snapshot) as binder:
+            written = _LEG_WRITERS[type(plan)](self, plan, binder.run(plan.query, plan.reads), sink, statement_ids)
+        directories = finish_directories(fs, sink, written.files)
+        if plan.overwrites:
+            directories = self._empty_bases(plan, sink, fs, directories)  # type: ignore[arg-type]
+        txn.record(target, _operations(written.files, written.operation), directories, statement_ids, overwrite=overwrite)
+        return _Outcome(written.files, directories, written.merge), write_id
 
-    def _change_events(self, plan: UpdatePlan | DeletePlan, changed: DataFrame, stmt: int) -> DataFrame:
+    # -- one leg writer per plan class (the executor's dispatch registry: _LEG_WRITERS) ------------
+    def write_insert(self, plan: InsertPlan, rows: DataFrame, sink: TableSink, statement_ids: list[int]) -> _Written:
         target = plan.target
-        names = [c.name for c in target.columns]
-        if isinstance(plan, DeletePlan):
-            return delete_events(changed, names, stmt=stmt, data_types=self.data_types(target))
+        rows = shape_rows(rows, target, plan.column_order, plan.static_partitions)
+        static = self._static_part_dir(plan) if self._all_static(plan) else None
+        events = insert_events(
+            rows, [c.name for c in target.columns], stmt=statement_ids[0],
+            part_dir=new_part_dir(target, static), bucket_id=new_bucket_id(target),
+        )
+        if plan.values:
+            return _Written(write_events_local(events.toArrow(), sink), "i")
+        return _Written(write_events(events, sink, route="shuffle" if target.is_bucketed else "append"), "i")
+
+    def write_update(self, plan: UpdatePlan, changed: DataFrame, sink: TableSink, statement_ids: list[int]) -> _Written:
+        target = plan.target
         part_dir = new_part_dir(target) if plan.moves_partitions else F.col("__part_dir")
         bucket = new_bucket_id(target) if plan.moves_buckets else None
-        return update_events(
-            changed, names, stmt=stmt, data_types=self.data_types(target), new_part_dir=part_dir, new_bucket_id=bucket
+        events = update_events(
+            changed, [c.name for c in target.columns], stmt=statement_ids[0], data_types=self.data_types(target),
+            new_part_dir=part_dir, new_bucket_id=bucket,
         )
+        return _Written(self.write_changes(events, sink), "u")
+
+    def write_delete(self, plan: DeletePlan, changed: DataFrame, sink: TableSink, statement_ids: list[int]) -> _Written:
+        target = plan.target
+        events = delete_events(changed, [c.name for c in target.columns], stmt=statement_ids[0], data_types=self.data_types(target))
+        return _Written(self.write_changes(events, sink), "d")
+
+    def write_merge(self, plan: MergePlan, classified: DataFrame, sink: TableSink, statement_ids: list[int]) -> _Written:
+        files, merge = self._merge.write(plan, classified, statement_ids, sink)
+        return _Written(files, "u", merge)
 
     def write_changes(self, events: DataFrame, sink: TableSink) -> list[FileWritten]:
         return write_changes(events, sink, self.ctx.settings.value(DRIVER_WRITE_MAX_ROWS))
@@ -279,3 +286,12 @@ class DmlRunner:
             _spark=self.ctx.spark,
             **counts,
         )
+
+
+#: The executor's dispatch by plan class: the one place that knows which writer a plan's rows go through.
+_LEG_WRITERS: dict[type, Callable[..., _Written]] = {
+    InsertPlan: DmlRunner.write_insert,
+    UpdatePlan: DmlRunner.write_update,
+    DeletePlan: DmlRunner.write_delete,
+    MergePlan: DmlRunner.write_merge,
+}

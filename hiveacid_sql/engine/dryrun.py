@@ -15,6 +15,7 @@ replace as deletes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pyspark.sql import Column, DataFrame
@@ -140,22 +141,36 @@ def _merge(ctx: StatementContext, binder: Binder, plan: MergePlan) -> DataFrame:
     return classified.select(*cols)
 
 
+def _truncate(ctx: StatementContext, binder: Binder, plan: TruncatePlan) -> DataFrame:
+    target = plan.target
+    if not target.is_transactional:
+        plain = read_plain(ctx.spark, target)
+        plain = plain.select(*[F.col(f"`{c.name}`").alias(_old(c.name)) for c in target.all_columns])
+        return _shape(plain, target, F.lit("delete"), old=True, new=False, row_id=False)
+    return _shape(_current_rows(binder, target), target, F.lit("delete"), old=True, new=False, row_id=True)
+
+
+def _update(ctx: StatementContext, binder: Binder, plan: UpdatePlan) -> DataFrame:
+    source = _with_old_values(plan.source, plan.target, _target_alias(plan.source))
+    return _shape(binder.run(source, plan.reads), plan.target, F.lit("update"), old=True, new=True, row_id=True)
+
+
+def _delete(ctx: StatementContext, binder: Binder, plan: DeletePlan) -> DataFrame:
+    source = _with_old_values(plan.source, plan.target, _target_alias(plan.source))
+    return _shape(binder.run(source, plan.reads), plan.target, F.lit("delete"), old=True, new=False, row_id=True)
+
+
+#: The dry run's dispatch by plan class (the same plans the executor's ``_LEG_WRITERS`` runs).
+_DRY_RUNS: dict[type, Callable[..., DataFrame]] = {
+    InsertPlan: _insert,
+    TruncatePlan: _truncate,
+    UpdatePlan: _update,
+    DeletePlan: _delete,
+    MergePlan: _merge,
+}
+
+
 def dry_run_frame(ctx: StatementContext, plan: DmlPlan, snapshot: Snapshot) -> DataFrame:
     """The rows ``plan`` would change at ``snapshot`` (see the module notes for the columns)."""
-    target = plan.target
     with ctx.bound(snapshot) as binder, hive_value_semantics(ctx.spark):
-        if isinstance(plan, InsertPlan):
-            return _insert(ctx, binder, plan)
-        if isinstance(plan, TruncatePlan):
-            if not target.is_transactional:
-                plain = read_plain(ctx.spark, target)
-                plain = plain.select(*[F.col(f"`{c.name}`").alias(_old(c.name)) for c in target.all_columns])
-                return _shape(plain, target, F.lit("delete"), old=True, new=False, row_id=False)
-            return _shape(_current_rows(binder, target), target, F.lit("delete"), old=True, new=False, row_id=True)
-        if isinstance(plan, UpdatePlan):
-            source = _with_old_values(plan.source, target, _target_alias(plan.source))
-            return _shape(binder.run(source, plan.reads), target, F.lit("update"), old=True, new=True, row_id=True)
-        if isinstance(plan, DeletePlan):
-            source = _with_old_values(plan.source, target, _target_alias(plan.source))
-            return _shape(binder.run(source, plan.reads), target, F.lit("delete"), old=True, new=False, row_id=True)
-        return _merge(ctx, binder, plan)
+        return _DRY_RUNS[type(plan)](ctx, binder, plan)

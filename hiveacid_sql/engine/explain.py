@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 from pyspark.sql import DataFrame
 from sqlglot import exp
 
-from hiveacid_sql.acid.names import base_dir_name, delete_delta_dir_name, delta_dir_name
 from hiveacid_sql.engine.binder import acid_files, write_id_list
 from hiveacid_sql.errors import UnsupportedStatementError
 from hiveacid_sql.exec.pruning import pruned_buckets
@@ -22,6 +21,7 @@ from hiveacid_sql.plan.model import (
     DeletePlan,
     InsertPlan,
     MergePlan,
+    Plan,
     QueryPlan,
     TruncatePlan,
     UpdatePlan,
@@ -33,22 +33,15 @@ if TYPE_CHECKING:
     from hiveacid_sql.engine.context import StatementContext
 
 
-def _reads(plan) -> BoundTables:
-    return getattr(plan, "reads", None) or BoundTables()
-
-
-def explain_lines(ctx: StatementContext, plan, *, extended: bool = False) -> list[str]:
+def explain_lines(ctx: StatementContext, plan: Plan, *, extended: bool = False) -> list[str]:
     """A plan as lines of text; ``extended`` adds the Spark SQL a query runs as."""
-    target = getattr(plan, "target", None)
-    tables = {t.qualified_name: t for t in _reads(plan).tables}
+    target = plan.target
+    tables = {t.qualified_name: t for t in plan.reads.tables}
     if target is not None:
         tables[target.qualified_name] = target
     snapshot = ctx.snapshot_for(list(tables.values()))  # inside a transaction: its snapshot
-    kind = "UPDATE (split update: delete_delta + delta)" if isinstance(plan, UpdatePlan) else plan.statement
-    if isinstance(plan, MergePlan):
-        kind = "MERGE (each clause its own statement id)"
-    lines = [f"Statement: {kind}", f"Snapshot: valid txns {snapshot.txns.to_string()}"]
-    reads = _reads(plan)
+    lines = [f"Statement: {plan.description}", f"Snapshot: valid txns {snapshot.txns.to_string()}"]
+    reads = plan.reads
     for table in tables.values():
         if not table.is_transactional:
             lines.append(f"Read {table.qualified_name} (plain {table.storage_format} table) at {table.location}")
@@ -74,7 +67,7 @@ def explain_lines(ctx: StatementContext, plan, *, extended: bool = False) -> lis
         own = txn.written_write_id(target) if txn is not None else None
         next_id = own if own is not None else write_id_list(snapshot, target).high_watermark + 1
         first = txn.next_statement_id if txn is not None else 0
-        legs = _legs(plan, next_id, first)
+        legs = plan.legs(next_id, first)
         writes = [name for _stmt, _what, name in legs]
         lines.append("Legs (statement id: what it writes):")
         lines += [f"  statement {stmt}: {what} -> {name}" for stmt, what, name in legs]
@@ -92,35 +85,6 @@ def explain_lines(ctx: StatementContext, plan, *, extended: bool = False) -> lis
         with ctx.bound(snapshot) as binder:
             lines.append("Spark SQL: " + binder.render(plan.query, plan.reads))
     return lines
-
-
-def _legs(plan, next_id: int, first: int = 0) -> list[tuple[int, str, str]]:
-    """(statement id, what the leg writes, directory) of each leg, in statement-id order; ``first``: the first
-    statement id (inside an open multi-statement transaction the ids continue from the earlier statements')."""
-    w = next_id
-    if isinstance(plan, MergePlan):
-        legs = []
-        for c in sorted(plan.clauses, key=lambda c: c.statement_offset):
-            stmt = first + c.statement_offset
-            if c.action in ("update", "delete"):
-                what = "delete events of the rows it " + ("updates" if c.action == "update" else "deletes")
-                legs.append((stmt, f"clause {c.index}, {what}", delete_delta_dir_name(w, w, stmt)))
-            if c.action in ("update", "insert"):
-                what = "new versions of the rows it updates" if c.action == "update" else "the rows it inserts"
-                legs.append((stmt, f"clause {c.index}, {what}", delta_dir_name(w, w, stmt)))
-        return legs
-    if isinstance(plan, TruncatePlan):
-        return [(first, "an empty base hiding every older row", base_dir_name(w))]
-    if isinstance(plan, InsertPlan) and plan.overwrite:
-        return [(first, "the new rows, as a base hiding the older ones", base_dir_name(w))]
-    if isinstance(plan, InsertPlan):
-        return [(first, "the new rows", delta_dir_name(w, w, first))]
-    if isinstance(plan, UpdatePlan):
-        return [
-            (first, "delete events of the rows found", delete_delta_dir_name(w, w, first)),
-            (first, "their new versions", delta_dir_name(w, w, first)),
-        ]
-    return [(first, "delete events of the rows found", delete_delta_dir_name(w, w, first))]
 
 
 def _static_partition(ctx: StatementContext, plan) -> str | None:
@@ -164,9 +128,9 @@ def _target_partitions(ctx: StatementContext, plan, reads: BoundTables) -> str:
 
 def _current_refs(ctx: StatementContext, plan) -> set[str]:
     """Qualified names of the tables the plan reads at the current snapshot (not only ``VERSION AS OF``)."""
-    tree = getattr(plan, "query", None) or getattr(plan, "source", None)
+    tree = plan.query
     if tree is None:
-        return {t.qualified_name for t in _reads(plan).tables}
+        return {t.qualified_name for t in plan.reads.tables}
     from hiveacid_sql.sql.tree import catalog_tables, table_names
 
     return {".".join(table_names(n, ctx.current_db)) for n in catalog_tables(tree) if n.args.get("version") is None}
@@ -174,13 +138,13 @@ def _current_refs(ctx: StatementContext, plan) -> set[str]:
 
 def _version_lines(ctx: StatementContext, plan, snapshot) -> list[str]:
     """What each ``VERSION AS OF`` reference reads: the version's write ids and directories."""
-    tree = getattr(plan, "query", None) or getattr(plan, "source", None)
+    tree = plan.query
     if tree is None:
         return []
     from hiveacid_sql.engine.timetravel import requested_version, version_files
     from hiveacid_sql.sql.tree import catalog_tables, table_names
 
-    by_name = {t.qualified_name: t for t in _reads(plan).tables}
+    by_name = {t.qualified_name: t for t in plan.reads.tables}
     lines: list[str] = []
     seen = set()
     for node in catalog_tables(tree):
@@ -190,7 +154,7 @@ def _version_lines(ctx: StatementContext, plan, snapshot) -> list[str]:
         if version is None or table is None or not table.is_transactional or (table.qualified_name, version) in seen:
             continue
         seen.add((table.qualified_name, version))
-        pruning = _reads(plan).pruning.get(table.qualified_name)
+        pruning = plan.reads.pruning.get(table.qualified_name)
         created = ctx.catalog.partition_write_ids(table.db, table.name) if table.is_partitioned else {}
         partitions = ctx.catalog.list_partitions(table.db, table.name) if table.is_partitioned else []
         ids, files = version_files(

@@ -63,8 +63,7 @@ def dry_run(ctx: StatementContext, st: Statement) -> DataFrame:
     if isinstance(tree, exp.TruncateTable) and len(tree.expressions) != 1:
         raise UnsupportedStatementError("a dry run of TRUNCATE takes one table", st.line, st.col)
     plan = ctx.planner.plan_dml(tree)
-    reads = getattr(plan, "reads", None)
-    tables = {t.qualified_name: t for t in (reads.tables if reads else ())}
+    tables = {t.qualified_name: t for t in plan.reads.tables}
     tables[plan.target.qualified_name] = plan.target
     return dry_run_frame(ctx, plan, ctx.snapshot_for(list(tables.values())))
 

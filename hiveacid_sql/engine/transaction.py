@@ -34,7 +34,7 @@ from hiveacid_sql.acid.names import (
     delta_dir_name,
 )
 from hiveacid_sql.errors import TxnAbortedError, TxnError
-from hiveacid_sql.plan.model import DeletePlan, InsertPlan, MergePlan, QueryPlan, TruncatePlan, UpdatePlan
+from hiveacid_sql.plan.model import Plan
 from hiveacid_sql.txn import Snapshot, TableDef, TxnStore, ValidTxnList
 from hiveacid_sql.txn.history import WriteRecord
 from hiveacid_sql.txn.locks import EXCLUSIVE, SHARED_READ, SHARED_WRITE, LockComponent
@@ -60,7 +60,7 @@ class TableWrites:
 _LOCK_RANK = {SHARED_READ: 0, SHARED_WRITE: 1, EXCLUSIVE: 2}
 
 
-def lock_components(plan: object) -> list[LockComponent]:
+def lock_components(plan: Plan) -> list[LockComponent]:
     """Hive 3.1's locks for a statement (``AcidUtils.makeLockComponents``), one per table, the strongest
     where a table is both read and written: reads SHARED_READ; INSERT into an ACID table SHARED_READ;
     UPDATE / DELETE / MERGE SHARED_WRITE; INSERT OVERWRITE (``hive.txn.xlock.iow``) and TRUNCATE EXCLUSIVE.
@@ -72,17 +72,10 @@ def lock_components(plan: object) -> list[LockComponent]:
         if _LOCK_RANK[lock_type] >= _LOCK_RANK.get(wanted.get(key, SHARED_READ), 0):
             wanted[key] = lock_type
 
-    reads = getattr(plan, "reads", None)
-    for table in reads.tables if reads is not None else ():
+    for table in plan.reads.tables:
         want(table, SHARED_READ)
-    if isinstance(plan, TruncatePlan) or (isinstance(plan, InsertPlan) and plan.overwrite):
-        want(plan.target, EXCLUSIVE)
-    elif isinstance(plan, InsertPlan):
-        want(plan.target, SHARED_READ)
-    elif isinstance(plan, UpdatePlan | DeletePlan | MergePlan):
-        want(plan.target, SHARED_WRITE)
-    elif not isinstance(plan, QueryPlan):  # pragma: no cover - exhaustive over the plans
-        raise TxnError(f"no lock rule for {type(plan).__name__}")
+    if plan.target is not None and plan.target_lock is not None:
+        want(plan.target, plan.target_lock)
     return [LockComponent(db, table, None, lock_type) for (db, table), lock_type in sorted(wanted.items())]
 
 

@@ -192,7 +192,7 @@ def build_merge(tree: exp.Merge, target: TableDef, target_node: exp.Table, bind)
     keys = {k.name for k in target.partition_keys}
     return MergePlan(
         target=target,
-        query=query,
+        source=query,
         reads=reads,
         clauses=tuple(clauses),
         join=kind,

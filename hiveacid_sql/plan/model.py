@@ -11,8 +11,13 @@ from typing import Literal
 
 from sqlglot import exp
 
+from hiveacid_sql.acid.names import base_dir_name, delete_delta_dir_name, delta_dir_name
 from hiveacid_sql.plan.pruning import TablePruning
 from hiveacid_sql.txn import TableDef
+from hiveacid_sql.txn.locks import EXCLUSIVE, SHARED_READ, SHARED_WRITE
+
+#: (statement id, what the leg writes, directory name): one leg of a DML statement, as EXPLAIN prints it
+Leg = tuple[int, str, str]
 
 
 @dataclass(frozen=True)
@@ -29,18 +34,58 @@ class BoundTables:
         return tuple(t for t in self.tables if t.is_transactional)
 
 
+class Plan:
+    """What every plan answers, so that consumers (locks, EXPLAIN, dry runs, the executor) ask the plan
+    instead of switching on its type: the table it writes (None for a query), the tables it reads (resolved,
+    with their pruning), its one query, the lock its target needs, how many statement ids it takes and the
+    legs (directories) it writes."""
+
+    target: TableDef | None  # the table written (a field of each plan; None for a query)
+    reads: BoundTables  # the tables read, resolved, with their pruning (a field of each plan)
+    statement: str = ""
+    #: Hive 3.1's lock on the written table (``AcidUtils.makeLockComponents``); reads take SHARED_READ
+    target_lock: str | None = None
+    #: statement ids the statement takes (MERGE: one per WHEN clause)
+    statement_count = 1
+
+    @property
+    def description(self) -> str:
+        """What EXPLAIN calls the statement."""
+        return self.statement
+
+    @property
+    def query(self) -> exp.Expr | None:
+        """The query Spark runs (the rows to write, or to return); None for TRUNCATE."""
+        return None
+
+    @property
+    def overwrites(self) -> bool:
+        """Whether the target's older rows are hidden by a new ``base_W`` (INSERT OVERWRITE, TRUNCATE)."""
+        return False
+
+    def legs(self, write_id: int, first: int = 0) -> list[Leg]:
+        """The legs in statement-id order (``first``: the first statement id; in an open multi-statement
+        transaction the ids continue from the earlier statements')."""
+        return []
+
+
 @dataclass(frozen=True)
-class QueryPlan:
+class QueryPlan(Plan):
     """A SELECT (or any query) run by Spark SQL over snapshot views."""
 
-    query: exp.Expr
+    source: exp.Expr
     reads: BoundTables
+    target: TableDef | None = None  # a query writes no table
 
     statement = "QUERY"
 
+    @property
+    def query(self) -> exp.Expr:
+        return self.source
+
 
 @dataclass(frozen=True)
-class InsertPlan:
+class InsertPlan(Plan):
     """INSERT INTO / OVERWRITE: the columns of ``source`` fill ``column_order`` (data and dynamic partition
     columns, by position); ``static_partitions`` gives the other partition columns a constant value."""
 
@@ -53,12 +98,30 @@ class InsertPlan:
     static_partitions: tuple[tuple[str, exp.Expr], ...] = ()
 
     @property
-    def statement(self) -> str:
+    def statement(self) -> str:  # type: ignore[override]
         return "INSERT OVERWRITE" if self.overwrite else "INSERT"
+
+    @property
+    def query(self) -> exp.Expr:
+        return self.source
+
+    @property
+    def overwrites(self) -> bool:
+        return self.overwrite
+
+    @property
+    def target_lock(self) -> str:  # type: ignore[override]
+        return EXCLUSIVE if self.overwrite else SHARED_READ  # hive.txn.xlock.iow
+
+    def legs(self, write_id: int, first: int = 0) -> list[Leg]:
+        w = write_id
+        if self.overwrite:
+            return [(first, "the new rows, as a base hiding the older ones", base_dir_name(w))]
+        return [(first, "the new rows", delta_dir_name(w, w, first))]
 
 
 @dataclass(frozen=True)
-class UpdatePlan:
+class UpdatePlan(Plan):
     """UPDATE: ``source`` selects the partition directory and row id of matching rows and the new values of
     every column (split update). ``moves_partitions`` / ``moves_buckets``: a partition or bucketing column is
     assigned, so new versions may go to another partition or bucket (Hive refuses both; errors 10292, 10302)."""
@@ -71,10 +134,23 @@ class UpdatePlan:
     moves_buckets: bool = False
 
     statement = "UPDATE"
+    description = "UPDATE (split update: delete_delta + delta)"
+    target_lock = SHARED_WRITE
+
+    @property
+    def query(self) -> exp.Select:
+        return self.source
+
+    def legs(self, write_id: int, first: int = 0) -> list[Leg]:
+        w = write_id
+        return [
+            (first, "delete events of the rows found", delete_delta_dir_name(w, w, first)),
+            (first, "their new versions", delta_dir_name(w, w, first)),
+        ]
 
 
 @dataclass(frozen=True)
-class DeletePlan:
+class DeletePlan(Plan):
     """DELETE: ``source`` selects the row ids of the rows to delete."""
 
     target: TableDef
@@ -82,15 +158,32 @@ class DeletePlan:
     reads: BoundTables
 
     statement = "DELETE"
+    target_lock = SHARED_WRITE
+
+    @property
+    def query(self) -> exp.Select:
+        return self.source
+
+    def legs(self, write_id: int, first: int = 0) -> list[Leg]:
+        return [(first, "delete events of the rows found", delete_delta_dir_name(write_id, write_id, first))]
 
 
 @dataclass(frozen=True)
-class TruncatePlan:
+class TruncatePlan(Plan):
     """TRUNCATE TABLE: an empty ``base_W`` hides every older row and keeps older snapshots readable."""
 
     target: TableDef
+    reads: BoundTables = field(default_factory=BoundTables)
 
     statement = "TRUNCATE"
+    target_lock = EXCLUSIVE
+
+    @property
+    def overwrites(self) -> bool:
+        return True
+
+    def legs(self, write_id: int, first: int = 0) -> list[Leg]:
+        return [(first, "an empty base hiding every older row", base_dir_name(write_id))]
 
 
 @dataclass(frozen=True)
@@ -108,12 +201,12 @@ class MergeClause:
 
 
 @dataclass(frozen=True)
-class MergePlan:
+class MergePlan(Plan):
     """MERGE: ``query`` joins the target snapshot with the source once and names, per joined row, the clause
     that applies (``__clause``) and the new values of every column (see :mod:`hiveacid_sql.plan.merge`)."""
 
     target: TableDef
-    query: exp.Select
+    source: exp.Select
     reads: BoundTables
     clauses: tuple[MergeClause, ...]
     join: Literal["inner", "right", "left", "full"]
@@ -121,6 +214,28 @@ class MergePlan:
     moves_buckets: frozenset[int] = frozenset()  # update clauses that assign a bucketing column
 
     statement = "MERGE"
+    description = "MERGE (each clause its own statement id)"
+    target_lock = SHARED_WRITE
+
+    @property
+    def query(self) -> exp.Select:
+        return self.source
+
+    @property
+    def statement_count(self) -> int:  # type: ignore[override]
+        return len(self.clauses)
+
+    def legs(self, write_id: int, first: int = 0) -> list[Leg]:
+        w, out = write_id, []
+        for c in sorted(self.clauses, key=lambda c: c.statement_offset):
+            stmt = first + c.statement_offset
+            if c.action in ("update", "delete"):
+                what = "delete events of the rows it " + ("updates" if c.action == "update" else "deletes")
+                out.append((stmt, f"clause {c.index}, {what}", delete_delta_dir_name(w, w, stmt)))
+            if c.action in ("update", "insert"):
+                what = "new versions of the rows it updates" if c.action == "update" else "the rows it inserts"
+                out.append((stmt, f"clause {c.index}, {what}", delta_dir_name(w, w, stmt)))
+        return out
 
 
 DmlPlan = InsertPlan | UpdatePlan | DeletePlan | TruncatePlan | MergePlan
