@@ -279,7 +279,7 @@ _PIECES = st.lists(st.one_of(_WORD, _STRING, _QUOTED_ID), min_size=1, max_size=6
 def test_splitter_round_trips_generated_scripts(statements, comments):
     """Statements made of words, quoted strings and identifiers holding ';', quotes and comment markers,
     separated by ';' with comments between them, split back into exactly themselves, at their lines."""
-    texts = ["SELECT " + " ".join(pieces).strip() for pieces in statements]
+    texts = [("SELECT " + " ".join(pieces)).strip() for pieces in statements]  # a statement is split trimmed
     script, expected = "", []
     for i, text in enumerate(texts):
         script += comments[i % len(comments)] if comments else ""
