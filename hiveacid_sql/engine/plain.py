@@ -1,8 +1,9 @@
-"""Plain (non-transactional) tables: stored and read by Spark's own ORC, Parquet and text sources.
+"""Plain (non-transactional) tables: stored and read by Spark's own ORC and Parquet sources, and as text
+lines in Hive's LazySimpleSerDe layout (:mod:`hiveacid_sql.exec.textfile`).
 
-They exist because MERGE sources and staging tables are usually plain. Text tables use Hive's
-LazySimpleSerDe defaults: fields separated by Ctrl-A and NULL written as ``\\N`` (no quoting, so values
-holding Ctrl-A or newlines are not supported, and complex types cannot be stored as text).
+They exist because MERGE sources and staging tables are usually plain. Dates and timestamps are proleptic
+Gregorian everywhere, as Hive 3.1 counts them: ORC files as :mod:`hiveacid_sql.exec.columns` describes,
+Parquet files read and written with Spark's ``CORRECTED`` rebase mode whatever the session says.
 """
 
 from __future__ import annotations
@@ -28,19 +29,18 @@ from hiveacid_sql.exec.columns import (
 )
 from hiveacid_sql.exec.scan import union_all
 from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
+from hiveacid_sql.exec.textfile import read_text_table, write_text_table
 from hiveacid_sql.txn import TableDef
 
 # The attribute Spark puts on the ORC type of a TIMESTAMP_NTZ column (stored as a bigint of micros).
 _SPARK_TYPE_ATTRIBUTE = "spark.sql.catalyst.type"
 
-_TEXT_OPTIONS = {"sep": "\u0001", "nullValue": "\\N", "quote": "\u0000", "escape": "\u0000", "emptyValue": ""}
+# Parquet: proleptic days and micros as they are (Spark's default, pinned against a session's LEGACY).
+_PARQUET_READ = {"datetimeRebaseMode": "CORRECTED", "int96RebaseMode": "CORRECTED"}
 
 
-def _format(table: TableDef) -> tuple[str, dict[str, str]]:
-    fmt = table.storage_format.lower()
-    if fmt == "textfile":
-        return "csv", _TEXT_OPTIONS
-    return fmt, {}
+def _format(table: TableDef) -> str:
+    return table.storage_format.lower()
 
 
 def _orc_files(location: str) -> list[tuple[str, str]]:
@@ -118,10 +118,12 @@ def read_plain(spark: SparkSession, table: TableDef) -> DataFrame:
     """The rows of a plain table (an empty frame if its directory holds no data yet)."""
     columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
     schema = spark_schema(columns)
-    fmt, options = _format(table)
+    fmt = _format(table)
+    if fmt == "textfile":
+        return read_text_table(spark, table.location, columns)
     if fmt == "orc" and any(_has_temporal(t) for _, t in columns):
         return _read_orc_temporal(spark, table, columns)
-    reader = spark.read.format(fmt).schema(schema).options(**options)
+    reader = spark.read.format(fmt).schema(schema).options(**(_PARQUET_READ if fmt == "parquet" else {}))
     try:
         return reader.load(table.location)
     except Exception:  # noqa: BLE001 - an empty or missing directory reads as an empty table
@@ -130,10 +132,15 @@ def read_plain(spark: SparkSession, table: TableDef) -> DataFrame:
 
 def write_plain(df: DataFrame, table: TableDef, *, overwrite: bool) -> None:
     """Append (or overwrite) the rows of ``df`` to a plain table's directory."""
-    fmt, options = _format(table)
+    fmt = _format(table)
+    if fmt == "textfile":
+        columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
+        write_text_table(df, table.location, columns, overwrite=overwrite)
+        return
+    options: dict[str, str] = {}
     if fmt == "orc":
         df = _ntz_as_instants(refuse_unstorable_values(df))
-        options = {**options, **PROLEPTIC_WRITE}
+        options = PROLEPTIC_WRITE
     df.write.format(fmt).options(**options).mode("overwrite" if overwrite else "append").save(table.location)
 
 
