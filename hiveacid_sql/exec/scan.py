@@ -39,7 +39,7 @@ from hiveacid_sql.acid.partitions import DEFAULT_PARTITION_NAME, escape_path_nam
 from hiveacid_sql.acid.state import AcidState, get_acid_state
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.errors import AcidFormatError
-from hiveacid_sql.exec.columns import to_table_type
+from hiveacid_sql.exec.columns import read_orc, to_table_type
 from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID
 
@@ -180,12 +180,14 @@ def _is_event_file(footer: OrcFooter) -> bool:
     return True
 
 
-def group_by_schema(footers: Iterable[OrcFooter]) -> dict[str, list[OrcFooter]]:
-    groups: dict[str, list[OrcFooter]] = {}
+def group_by_schema(footers: Iterable[OrcFooter]) -> dict[tuple[str, bool], list[OrcFooter]]:
+    """Files that one Spark read can take together: same physical schema, same calendar path
+    (:mod:`hiveacid_sql.exec.columns`: files reaching before 1583 read their dates as text)."""
+    groups: dict[tuple[str, bool], list[OrcFooter]] = {}
     for footer in footers:
         if footer.num_rows == 0:
             continue  # empty files carry no events (Trino exempts them from every check too)
-        groups.setdefault(footer.type_string, []).append(footer)
+        groups.setdefault((footer.type_string, footer.pre_gregorian), []).append(footer)
     return groups
 
 
@@ -223,11 +225,13 @@ def partition_values(part_dir: Column, partition_columns: Sequence[tuple[str, Hi
 def read_events(
     spark: SparkSession, footers: list[OrcFooter], keys: Sequence[str]
 ) -> tuple[DataFrame, list[tuple[str, HiveType]]]:
-    """Spark DataFrame over event files that share one physical schema, asking for all six columns."""
+    """Spark DataFrame over event files that share one physical schema and calendar path (one group of
+    :func:`group_by_schema`), asking for all six columns."""
     row_fields = _row_fields(footers[0])
     root = parse_hive_type(footers[0].type_string)
-    schema = spark_schema([(n, t) for n, t in root.fields], physical=True)
-    df = spark.read.schema(schema).orc([f.path for f in footers])
+    as_text = footers[0].pre_gregorian
+    schema = spark_schema([(n, t) for n, t in root.fields], physical=True, dates_as_text=as_text)
+    df = read_orc(spark, schema, [f.path for f in footers], dates_as_text=as_text)
     # Physical names may differ in case (lower-case Impala/Hive 2 files): Spark matches case-insensitively.
     cols = [F.col(name) for name, _ in root.fields]
     keep_all_six = (
@@ -255,7 +259,8 @@ def _insert_frame(
     for i, (name, htype) in enumerate(table_columns):
         if i < len(row_fields):
             phys_name, phys_type = row_fields[i]
-            out.append(to_table_type(F.col(row).getField(phys_name), phys_type, htype).alias(name))
+            value = F.col(row).getField(phys_name)
+            out.append(to_table_type(value, phys_type, htype, dates_as_text=footers[0].pre_gregorian).alias(name))
         else:  # written before ALTER TABLE ADD COLUMNS: Hive reads the new column as NULL
             out.append(F.lit(None).cast(to_spark_type(htype)).alias(name))
     return df.select(*out)
