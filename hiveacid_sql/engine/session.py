@@ -1,13 +1,7 @@
-"""The user's handle: ``acid = hiveacid_sql.connect(...)``, then ``acid.sql("...")``.
-
-Flow of one statement, top to bottom: parse (sqlglot HiveAcid dialect) -> plan (catalog lookups, no
-files) -> execute (Spark jobs over snapshot views, ORC writers in tasks) -> commit in the transaction
-store. Queries return a Spark DataFrame, DML returns a :class:`DmlResult`, catalog statements return a
-(possibly empty) DataFrame, as ``spark.sql`` does.
-
-The Session keeps the public API, the transaction state (BEGIN / COMMIT / ROLLBACK) and the dispatch to the
-handlers of :mod:`hiveacid_sql.engine.statements`; every handler gets the connection's
-:class:`~hiveacid_sql.engine.context.StatementContext`, never the Session.
+"""The user's handle: ``acid = hiveacid_sql.connect(...)``, then ``acid.sql("...")``: parse -> plan -> execute
+-> commit. Queries return a Spark DataFrame, DML a :class:`DmlResult`, other statements a (possibly empty)
+DataFrame, as ``spark.sql`` does. The Session keeps the public API, the transaction state and the dispatch to
+:mod:`hiveacid_sql.engine.statements`; handlers get a :class:`StatementContext`, never the Session.
 """
 
 from __future__ import annotations
