@@ -1,0 +1,382 @@
+"""Read a snapshot's files (:mod:`hiveacid_sql.acid.scan_files`) into one Arrow table, with pyarrow alone.
+
+The same reading rules as the Spark scan (:mod:`hiveacid_sql.exec.scan`) and Hive's vectorized reader:
+
+* insert events come from the base and insert deltas; an event is live when its ``currentTransaction`` is
+  valid in the snapshot (a multi-write-id delta, like Hive streaming's, holds rows of several transactions)
+  and no applicable delete event carries its ``(originalTransaction, bucket, rowId)``;
+* a delete event applies when its own ``currentTransaction`` is valid;
+* original (pre-ACID) files get Hive's synthetic row ids (:func:`~hiveacid_sql.acid.scan_files.original_slices`);
+  an original-named file that already holds ACID events is read as events, all visible (IMPALA-10115);
+* columns are matched by position (schema evolution: a file written before ``ADD COLUMNS`` reads the new
+  columns as NULL), converted to the table's types with Hive's rules: a ``timestamp`` is a wall-clock value
+  (pyarrow's ORC reader already returns it as such) truncated to microseconds like Spark's reader, ``char(n)``
+  padded to n, ``varchar(n)`` cut to n, decimals rescaled HALF_UP (NULL when too wide);
+* partition column values come from the directory names (Hive's unescaping; the default partition is NULL).
+
+Everything is vectorized: files are read whole (only the asked-for fields of ``row``) by pyarrow's ORC reader
+on a thread pool, filters are Arrow compute kernels, and the delete anti join is a hash join on the three key
+columns (:func:`anti_join_deletes`). No Spark, no SQL, no store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.fs as pafs
+import pyarrow.orc as porc
+
+from hiveacid_sql.acid.arrow_values import _decimal, arrow_type
+from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
+from hiveacid_sql.acid.orc_footer import OrcFooter, read_footer
+from hiveacid_sql.acid.partitions import parse_partition_name
+from hiveacid_sql.acid.scan_files import (
+    DirFiles,
+    OriginalSlice,
+    ScanFiles,
+    event_fields,
+    is_event_file,
+    original_slices,
+)
+from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.errors import AcidFormatError
+
+Columns = Sequence[tuple[str, HiveType]]
+
+#: Internal key columns of a scanned piece (the row id), as the Spark scan names them.
+OWID, BUCKET, ROWID = "__owid", "__bucket", "__rowid"
+KEYS = (OWID, BUCKET, ROWID)
+ROW_ID = "row__id"
+#: Hive's virtual ``row__id`` column as Arrow: ``struct<writeid:bigint, bucketid:int, rowid:bigint>``.
+ROW_ID_TYPE = pa.struct([("writeid", pa.int64()), ("bucketid", pa.int32()), ("rowid", pa.int64())])
+_KEY_TYPES = (pa.int64(), pa.int32(), pa.int64())
+#: Arrow field metadata key holding a column's Hive type (``varchar(10)``), for callers that need more
+#: than the Arrow type tells.
+HIVE_TYPE_KEY = b"hive.type"
+OP_INSERT, OP_DELETE = 0, 2
+
+
+# ---------------------------------------------------------------------------------------------- types
+def table_schema(columns: Columns) -> pa.Schema:
+    """The Arrow schema of the table columns (:func:`~hiveacid_sql.acid.arrow_values.arrow_type`), each field
+    carrying its Hive type in its metadata."""
+    return pa.schema(
+        [pa.field(name, arrow_type(t), metadata={HIVE_TYPE_KEY: t.to_string().encode()}) for name, t in columns]
+    )
+
+
+def _floor_micros(arr: pa.Array) -> pa.Array:
+    """A timestamp array as ``timestamp[us]``, nanoseconds dropped towards the past (Spark's reader does
+    ``millis * 1000 + nanos / 1000`` with nanos >= 0, i.e. a floor), whatever its unit."""
+    if arr.type == pa.timestamp("us"):
+        return arr
+    unit = arr.type.unit
+    ints = pc.fill_null(arr.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+    if unit == "ns":
+        ints = np.floor_divide(ints, 1000)
+    elif unit in ("ms", "s"):
+        ints = ints * (1000 if unit == "ms" else 1_000_000)
+    mask = arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None
+    return pa.array(ints, pa.int64(), mask=mask).cast(pa.timestamp("us"))
+
+
+def _rebased_offsets(arr: pa.Array) -> tuple[pa.Array, int, int]:
+    offsets = arr.offsets
+    start = offsets[0].as_py()
+    length = offsets[-1].as_py() - start
+    if start:
+        offsets = pc.subtract(offsets, pa.scalar(start, offsets.type))
+    return offsets.cast(pa.int32()), start, length
+
+
+def to_table_values(arr: pa.Array, physical: HiveType, table: HiveType) -> pa.Array:
+    """Values read from a file (``physical``: the file's Hive type of the column) as the table's type."""
+    target = arrow_type(table)
+    mask = arr.is_null() if arr.null_count else None
+    if table.name == "struct" and physical.name == "struct":
+        children = arr.flatten() if isinstance(arr, pa.StructArray) else []
+        fields = []
+        for i, (_name, ftype) in enumerate(table.fields):
+            if i < len(physical.fields):
+                fields.append(to_table_values(children[i], physical.fields[i][1], ftype))
+            else:
+                fields.append(pa.nulls(len(arr), arrow_type(ftype)))
+        return pa.StructArray.from_arrays(fields, fields=list(target), mask=mask)
+    if table.name == "array" and physical.name == "array":
+        offsets, start, length = _rebased_offsets(arr)
+        values = to_table_values(arr.values.slice(start, length), physical.children[0], table.children[0])
+        return pa.ListArray.from_arrays(offsets, values, type=target, mask=mask)
+    if table.name == "map" and physical.name == "map":
+        offsets, start, length = _rebased_offsets(arr)
+        keys = to_table_values(arr.keys.slice(start, length), physical.children[0], table.children[0])
+        items = to_table_values(arr.items.slice(start, length), physical.children[1], table.children[1])
+        return pa.MapArray.from_arrays(offsets, keys, items, type=target, mask=mask)
+    if table.name == "decimal":
+        return _decimal(arr, table.precision, table.scale, "", "")
+    if pa.types.is_timestamp(arr.type):
+        arr = _floor_micros(arr)
+    try:
+        arr = arr if arr.type == target else arr.cast(target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise AcidFormatError(f"cannot read {physical.to_string()} values as {table.to_string()}: {exc}") from exc
+    if table.name in ("char", "varchar") and len(arr) > arr.null_count:
+        if pc.max(pc.utf8_length(arr)).as_py() > table.length:
+            arr = pc.utf8_slice_codeunits(arr, 0, table.length)
+        if table.name == "char" and pc.min(pc.utf8_length(arr)).as_py() < table.length:
+            arr = pc.utf8_rpad(arr, table.length, " ")
+    return arr
+
+
+def _column(chunked: pa.ChunkedArray, physical: HiveType, table: HiveType) -> pa.ChunkedArray:
+    chunks = [to_table_values(c, physical, table) for c in chunked.chunks]
+    return pa.chunked_array(chunks, type=arrow_type(table))
+
+
+# ---------------------------------------------------------------------------------------------- reading
+def _valid_mask(cwid: pa.ChunkedArray, write_ids: ValidWriteIdList) -> pa.ChunkedArray | None:
+    """Rows whose write id is valid in the snapshot (None: all of them)."""
+    if len(cwid) == 0:
+        return None
+    lo, hi = pc.min_max(cwid).values()
+    if write_ids.is_write_id_range_valid(lo.as_py(), hi.as_py()).value == "ALL":
+        return None
+    mask = pc.less_equal(cwid, write_ids.high_watermark)
+    if write_ids.exceptions:
+        mask = pc.and_(mask, pc.invert(pc.is_in(cwid, pa.array(write_ids.exceptions, pa.int64()))))
+    return mask
+
+
+def _read_orc(fs: pafs.FileSystem, path: str, columns: list[str]) -> pa.Table:
+    try:
+        with fs.open_input_file(path) as f:
+            return porc.ORCFile(f).read(columns=columns)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise AcidFormatError(f"cannot read ORC file {path}: {exc}") from exc
+
+
+def _read_events(
+    fs: pafs.FileSystem,
+    footer: OrcFooter,
+    table_columns: Columns,
+    wanted: Sequence[int],
+    write_ids: ValidWriteIdList | None,
+    *,
+    keys: bool,
+    delete: bool = False,
+) -> pa.Table:
+    """Insert (or, with ``delete``, delete) events of one event file that are valid in ``write_ids`` (None:
+    every event): the key columns when ``keys``, then the table columns at positions ``wanted``."""
+    fields = event_fields(footer)
+    op, owid, bucket, rowid, cwid, row = (name for name, _ in fields)
+    phys_row = fields[5][1].fields
+    readable = [i for i in wanted if i < len(phys_row)]
+    names = [op, cwid] if write_ids is not None else [op]
+    if keys:
+        names += [owid, bucket, rowid]
+    if not delete:
+        names += [f"{row}.{phys_row[i][0]}" for i in readable] if readable else [row]
+    raw = _read_orc(fs, footer.path, names)  # columns come back in file order, named as in the file
+    mask = pc.equal(raw.column(op), OP_DELETE if delete else OP_INSERT)
+    if write_ids is not None:
+        valid = _valid_mask(raw.column(cwid), write_ids)
+        if valid is not None:
+            mask = pc.and_(mask, valid)
+    out: dict[str, pa.ChunkedArray] = {}
+    if keys:
+        for name, key, t in zip((owid, bucket, rowid), KEYS, _KEY_TYPES, strict=True):
+            out[key] = raw.column(name).cast(t)
+    if not delete:
+        row_col = raw.column(row)
+        if row_col.null_count:
+            mask = pc.and_(mask, pc.is_valid(row_col))
+        parts = row_col.flatten() if readable else []
+        by_pos = dict(zip(readable, parts, strict=True))
+        for i in wanted:
+            name, htype = table_columns[i]
+            out[name] = (
+                _column(by_pos[i], phys_row[i][1], htype) if i in by_pos
+                else pa.chunked_array([pa.nulls(raw.num_rows, arrow_type(htype))])
+            )
+    table = pa.table(out) if out else raw.select([])
+    if pc.all(mask).as_py() is not True:
+        table = table.filter(mask)
+    return table
+
+
+def _read_original(
+    fs: pafs.FileSystem, piece: OriginalSlice, table_columns: Columns, wanted: Sequence[int], *, keys: bool
+) -> pa.Table:
+    """An original file's rows with their synthetic row ids (``keys``) and the table columns at ``wanted``."""
+    footer = read_footer(fs, piece.path)
+    root = parse_hive_type(footer.type_string)
+    phys = list(root.fields) if root.name == "struct" else []
+    readable = [i for i in wanted if i < len(phys)]
+    raw = _read_orc(fs, piece.path, [phys[i][0] for i in readable]) if readable else None
+    n = footer.num_rows
+    out: dict[str, pa.Array | pa.ChunkedArray] = {}
+    if keys:
+        out[OWID] = pa.array(np.zeros(n, dtype=np.int64))
+        out[BUCKET] = pa.array(np.full(n, piece.bucket, dtype=np.int32))
+        out[ROWID] = pa.array(np.arange(piece.start, piece.start + n, dtype=np.int64))
+    for i in wanted:
+        name, htype = table_columns[i]
+        if i < len(phys):
+            out[name] = _column(raw.column(readable.index(i)), phys[i][1], htype)
+        else:
+            out[name] = pa.nulls(n, arrow_type(htype))
+    return pa.table(out) if out else pa.table({"_": pa.nulls(n)}).select([])
+
+
+def original_rows(
+    fs: pafs.FileSystem, piece: OriginalSlice, table_columns: Columns
+) -> pa.Table:
+    """Every table column of an original file with its synthetic row id columns (``__owid``, ``__bucket``,
+    ``__rowid``) first: what the Spark scan's original-file tasks produce."""
+    return _read_original(fs, piece, table_columns, range(len(table_columns)), keys=True)
+
+
+def anti_join_deletes(data: pa.Table, deletes: pa.Table) -> pa.Table:
+    """Rows of ``data`` whose ``(__owid, __bucket, __rowid)`` is not in ``deletes``, in their order.
+
+    Cheap first: only rows whose row id occurs among the deletes (one hash lookup per row) are candidates,
+    and only those go through the three-key hash join, so the cost stays near one pass over ``data`` when
+    deletes are few. (The join carries row positions, never the payload: Acero's join refuses nested payload
+    columns.)
+    """
+    if deletes.num_rows == 0 or data.num_rows == 0:
+        return data
+    candidate = pc.is_in(data.column(ROWID), value_set=pc.unique(deletes.column(ROWID).combine_chunks()))
+    positions = pc.indices_nonzero(candidate.combine_chunks() if isinstance(candidate, pa.ChunkedArray) else candidate)
+    if len(positions) == 0:
+        return data
+    keys = data.select(list(KEYS)).take(positions).append_column("__pos", positions)
+    hit = keys.join(deletes.select(list(KEYS)).group_by(list(KEYS)).aggregate([]), keys=list(KEYS), join_type="left semi")
+    if hit.num_rows == 0:
+        return data
+    drop = np.zeros(data.num_rows, dtype=bool)
+    drop[hit.column("__pos").to_numpy()] = True
+    return data.filter(pa.array(~drop))
+
+
+def _concat(pieces: list[pa.Table], schema: pa.Schema) -> pa.Table:
+    if not len(schema):  # no column asked for (a count): concat_tables would lose the row count
+        return pa.table({"_": pa.nulls(sum(p.num_rows for p in pieces))}).select([])
+    pieces = [p.cast(schema) if p.schema != schema else p for p in pieces]
+    return pa.concat_tables(pieces) if pieces else schema.empty_table()
+
+
+def _partition_columns(part_dir: str, partition_columns: Columns, n: int) -> dict[str, pa.Array]:
+    values = [v for _k, v in parse_partition_name(part_dir)] if part_dir else []
+    out = {}
+    for (name, htype), raw in zip(partition_columns, values, strict=True):
+        target = arrow_type(htype)
+        if raw is None:
+            out[name] = pa.nulls(n, target)
+            continue
+        try:
+            value = pa.array([raw]).cast(target) if not pa.types.is_decimal(target) else None
+            if value is None:
+                value = _decimal(pa.array([raw]).cast(pa.decimal128(38, min(htype.scale + 10, 38))),
+                                 htype.precision, htype.scale, "", "")
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            value = pa.nulls(1, target)  # as Spark's cast: a value the type cannot hold is NULL
+        out[name] = pa.repeat(value[0], n) if value[0].is_valid else pa.nulls(n, target)
+    return out
+
+
+def _map(fn: Callable, items: list, threads: int) -> list:
+    if threads <= 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(fn, items))
+
+
+def scan_dir(
+    fs: pafs.FileSystem,
+    d: DirFiles,
+    table_columns: Columns,
+    partition_columns: Columns,
+    write_ids: ValidWriteIdList,
+    *,
+    wanted: Sequence[int],
+    row_id: bool = False,
+    threads: int = 1,
+) -> pa.Table:
+    """Live rows of one ACID directory: ``row__id`` (when asked), the table columns at ``wanted``, then the
+    partition columns."""
+    keys = row_id or bool(d.delete_files)
+    footers = _map(lambda p: read_footer(fs, p), [*d.data_files, *d.original_files, *d.delete_files], threads)
+    by_path = {f.path: f for f in footers}
+    data_footers = [by_path[p] for p in d.data_files if by_path[p].num_rows]
+    original_footers = [by_path[p] for p in d.original_files]
+    # An original-named file holding ACID events (IMPALA-10115) is read as events, all of them visible.
+    event_originals = [f for f in original_footers if f.num_rows and is_event_file(f)]
+    plain = {f.path: f.num_rows for f in original_footers if f not in event_originals}
+    jobs: list[Callable[[], pa.Table]] = [
+        *[lambda f=f: _read_events(fs, f, table_columns, wanted, write_ids, keys=keys) for f in data_footers],
+        *[lambda f=f: _read_events(fs, f, table_columns, wanted, None, keys=keys) for f in event_originals],
+        *[lambda s=s: _read_original(fs, s, table_columns, wanted, keys=keys) for s in original_slices([d], plain)],
+    ]
+    schema = table_schema([table_columns[i] for i in wanted])
+    if keys:
+        schema = pa.schema([pa.field(k, t) for k, t in zip(KEYS, _KEY_TYPES, strict=True)] + list(schema))
+    delete_footers = [by_path[p] for p in d.delete_files if by_path[p].num_rows]
+    delete_jobs = [lambda f=f: _read_events(fs, f, table_columns, (), write_ids, keys=True, delete=True) for f in delete_footers]
+    pieces = _map(lambda job: job(), jobs + delete_jobs, threads)
+    data = _concat(pieces[: len(jobs)], schema)
+    if delete_jobs:
+        deletes = pa.concat_tables(pieces[len(jobs) :])
+        data = anti_join_deletes(data, deletes)
+    if row_id:
+        struct = pa.StructArray.from_arrays(
+            [data.column(k).combine_chunks() for k in KEYS], fields=list(ROW_ID_TYPE)
+        )
+        data = data.drop_columns(list(KEYS))
+        data = data.add_column(0, ROW_ID, pa.chunked_array([struct], ROW_ID_TYPE))
+    elif keys:
+        data = data.drop_columns(list(KEYS))
+    for name, arr in _partition_columns(d.part_dir, partition_columns, data.num_rows).items():
+        data = data.append_column(pa.field(name, arr.type), arr)
+    return data
+
+
+def scan_snapshot(
+    fs: pafs.FileSystem,
+    files: ScanFiles,
+    table_columns: Columns,
+    partition_columns: Columns,
+    write_ids: ValidWriteIdList,
+    *,
+    columns: Sequence[str] | None = None,
+    row_id: bool = False,
+    threads: int = 4,
+) -> pa.Table:
+    """Live rows of a snapshot's files as one Arrow table.
+
+    Columns: ``row__id`` first when ``row_id``, then ``columns`` (names of table or partition columns, in
+    the order given; default: every table column, then the partition columns).
+    """
+    all_names = [n for n, _ in table_columns] + [n for n, _ in partition_columns]
+    lower = {n.lower(): n for n in all_names}
+    if columns is None:
+        picked = all_names
+    else:
+        missing = [c for c in columns if c.lower() not in lower]
+        if missing:
+            raise AcidFormatError(f"no column {missing[0]!r} in the table; columns: {', '.join(all_names)}")
+        picked = [lower[c.lower()] for c in columns]
+    data_names = {n.lower(): i for i, (n, _) in enumerate(table_columns)}
+    wanted = sorted({data_names[c.lower()] for c in picked if c.lower() in data_names})
+    per_dir = [
+        scan_dir(fs, d, table_columns, partition_columns, write_ids, wanted=wanted, row_id=row_id, threads=threads)
+        for d in files.dirs
+    ]
+    schema = table_schema([table_columns[i] for i in wanted] + list(partition_columns))
+    if row_id:
+        schema = pa.schema([pa.field(ROW_ID, ROW_ID_TYPE), *schema])
+    out = _concat(per_dir, schema)
+    return out.select(([ROW_ID] if row_id else []) + picked)
