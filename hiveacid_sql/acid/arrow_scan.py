@@ -21,6 +21,8 @@ columns (:func:`anti_join_deletes`). No Spark, no SQL, no store.
 
 from __future__ import annotations
 
+import datetime as dt
+import zoneinfo
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -29,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.fs as pafs
 import pyarrow.orc as porc
+import pyorc
 
 from hiveacid_sql.acid.arrow_values import _decimal, arrow_type
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
@@ -69,7 +72,34 @@ def table_schema(columns: Columns) -> pa.Schema:
     )
 
 
-def _floor_micros(arr: pa.Array) -> pa.Array:
+def writer_offset_seconds(fs: pafs.FileSystem, path: str) -> int:
+    """UTC offset, at the epoch, of the time zone the ORC file's writer recorded (0 for UTC writers)."""
+    try:
+        with fs.open_input_file(path) as f:
+            reader = pyorc.Reader(f)
+            name = reader.read_stripe(0).writer_timezone if reader.num_of_stripes else "UTC"
+        offset = zoneinfo.ZoneInfo(name or "UTC").utcoffset(dt.datetime(1970, 1, 1))
+    except (pyorc.ParseError, OSError, zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return 0
+    return int(offset.total_seconds()) if offset else 0
+
+
+def _java_pre_epoch_rule(ns: np.ndarray, writer_offset: int) -> np.ndarray:
+    """Undo where ORC C++ and ORC Java disagree: a value with a fraction of a second within the writer's UTC
+    offset of the epoch. Both readers take a second off a pre-1970 value with a fraction (the writer stored
+    it rounded towards zero), but C++ tests the sign of the wall clock in the reader's zone and Java (Hive,
+    Spark, pyorc) that of the instant, which is what the writer rounded; so Java's answer is kept."""
+    secs = np.floor_divide(ns, 1_000_000_000)
+    fraction = ns - secs * 1_000_000_000
+    late = fraction > 999_999
+    add = late & (secs < 0) & (secs + 1 - writer_offset >= 0)
+    sub = late & (secs >= 0) & (secs - writer_offset < 0)
+    if add.any() or sub.any():
+        ns = ns + 1_000_000_000 * add.astype(np.int64) - 1_000_000_000 * sub.astype(np.int64)
+    return ns
+
+
+def _floor_micros(arr: pa.Array, writer_offset: int = 0) -> pa.Array:
     """A timestamp array as ``timestamp[us]``, nanoseconds dropped towards the past (Spark's reader does
     ``millis * 1000 + nanos / 1000`` with nanos >= 0, i.e. a floor), whatever its unit."""
     if arr.type == pa.timestamp("us"):
@@ -77,6 +107,8 @@ def _floor_micros(arr: pa.Array) -> pa.Array:
     unit = arr.type.unit
     ints = pc.fill_null(arr.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
     if unit == "ns":
+        if writer_offset:
+            ints = _java_pre_epoch_rule(ints, writer_offset)
         ints = np.floor_divide(ints, 1000)
     elif unit in ("ms", "s"):
         ints = ints * (1000 if unit == "ms" else 1_000_000)
@@ -93,8 +125,9 @@ def _rebased_offsets(arr: pa.Array) -> tuple[pa.Array, int, int]:
     return offsets.cast(pa.int32()), start, length
 
 
-def to_table_values(arr: pa.Array, physical: HiveType, table: HiveType) -> pa.Array:
-    """Values read from a file (``physical``: the file's Hive type of the column) as the table's type."""
+def to_table_values(arr: pa.Array, physical: HiveType, table: HiveType, writer_offset: int = 0) -> pa.Array:
+    """Values read from a file (``physical``: the file's Hive type of the column) as the table's type
+    (``writer_offset``: :func:`writer_offset_seconds` of the file, for timestamps)."""
     target = arrow_type(table)
     mask = arr.is_null() if arr.null_count else None
     if table.name == "struct" and physical.name == "struct":
@@ -102,23 +135,23 @@ def to_table_values(arr: pa.Array, physical: HiveType, table: HiveType) -> pa.Ar
         fields = []
         for i, (_name, ftype) in enumerate(table.fields):
             if i < len(physical.fields):
-                fields.append(to_table_values(children[i], physical.fields[i][1], ftype))
+                fields.append(to_table_values(children[i], physical.fields[i][1], ftype, writer_offset))
             else:
                 fields.append(pa.nulls(len(arr), arrow_type(ftype)))
         return pa.StructArray.from_arrays(fields, fields=list(target), mask=mask)
     if table.name == "array" and physical.name == "array":
         offsets, start, length = _rebased_offsets(arr)
-        values = to_table_values(arr.values.slice(start, length), physical.children[0], table.children[0])
+        values = to_table_values(arr.values.slice(start, length), physical.children[0], table.children[0], writer_offset)
         return pa.ListArray.from_arrays(offsets, values, type=target, mask=mask)
     if table.name == "map" and physical.name == "map":
         offsets, start, length = _rebased_offsets(arr)
-        keys = to_table_values(arr.keys.slice(start, length), physical.children[0], table.children[0])
-        items = to_table_values(arr.items.slice(start, length), physical.children[1], table.children[1])
+        keys = to_table_values(arr.keys.slice(start, length), physical.children[0], table.children[0], writer_offset)
+        items = to_table_values(arr.items.slice(start, length), physical.children[1], table.children[1], writer_offset)
         return pa.MapArray.from_arrays(offsets, keys, items, type=target, mask=mask)
     if table.name == "decimal":
         return _decimal(arr, table.precision, table.scale, "", "")
     if pa.types.is_timestamp(arr.type):
-        arr = _floor_micros(arr)
+        arr = _floor_micros(arr, writer_offset)
     try:
         arr = arr if arr.type == target else arr.cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
@@ -131,8 +164,12 @@ def to_table_values(arr: pa.Array, physical: HiveType, table: HiveType) -> pa.Ar
     return arr
 
 
-def _column(chunked: pa.ChunkedArray, physical: HiveType, table: HiveType) -> pa.ChunkedArray:
-    chunks = [to_table_values(c, physical, table) for c in chunked.chunks]
+def _has_timestamp(t: HiveType) -> bool:
+    return t.name == "timestamp" or any(_has_timestamp(c[1] if isinstance(c, tuple) else c) for c in t.children)
+
+
+def _column(chunked: pa.ChunkedArray, physical: HiveType, table: HiveType, writer_offset: int = 0) -> pa.ChunkedArray:
+    chunks = [to_table_values(c, physical, table, writer_offset) for c in chunked.chunks]
     return pa.chunked_array(chunks, type=arrow_type(table))
 
 
@@ -195,10 +232,11 @@ def _read_events(
             mask = pc.and_(mask, pc.is_valid(row_col))
         parts = row_col.flatten() if readable else []
         by_pos = dict(zip(readable, parts, strict=True))
+        offset = writer_offset_seconds(fs, footer.path) if any(_has_timestamp(phys_row[i][1]) for i in readable) else 0
         for i in wanted:
             name, htype = table_columns[i]
             out[name] = (
-                _column(by_pos[i], phys_row[i][1], htype) if i in by_pos
+                _column(by_pos[i], phys_row[i][1], htype, offset) if i in by_pos
                 else pa.chunked_array([pa.nulls(raw.num_rows, arrow_type(htype))])
             )
     table = pa.table(out) if out else raw.select([])
@@ -222,10 +260,11 @@ def _read_original(
         out[OWID] = pa.array(np.zeros(n, dtype=np.int64))
         out[BUCKET] = pa.array(np.full(n, piece.bucket, dtype=np.int32))
         out[ROWID] = pa.array(np.arange(piece.start, piece.start + n, dtype=np.int64))
+    offset = writer_offset_seconds(fs, piece.path) if any(_has_timestamp(phys[i][1]) for i in readable) else 0
     for i in wanted:
         name, htype = table_columns[i]
         if i < len(phys):
-            out[name] = _column(raw.column(readable.index(i)), phys[i][1], htype)
+            out[name] = _column(raw.column(readable.index(i)), phys[i][1], htype, offset)
         else:
             out[name] = pa.nulls(n, arrow_type(htype))
     return pa.table(out) if out else pa.table({"_": pa.nulls(n)}).select([])
