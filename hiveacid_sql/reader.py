@@ -87,7 +87,7 @@ def read_table(
 
     >>> import hiveacid_sql, duckdb
     >>> acid = hiveacid_sql.connect(warehouse=warehouse)
-    >>> _ = acid.sql("CREATE TABLE emp (id int, name string) TBLPROPERTIES ('transactional'='true')")
+    >>> _ = acid.sql("CREATE TABLE emp (id int, name string) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
     >>> _ = acid.sql("INSERT INTO emp VALUES (1, 'Jerry'), (2, 'Tom')")
     >>> _ = acid.sql("DELETE FROM emp WHERE id = 1")
     >>> t = hiveacid_sql.read_table("emp", warehouse=warehouse)
@@ -95,8 +95,8 @@ def read_table(
     [{'id': 2, 'name': 'Tom'}]
     >>> hiveacid_sql.read_table("emp", warehouse=warehouse, version=1).num_rows
     2
-    >>> duckdb.sql("SELECT count(*) FROM t").fetchone()      # DuckDB reads the Arrow table in place
-    (1,)
+    >>> duckdb.sql("SELECT count(*) FROM t").fetchall()      # DuckDB reads the Arrow table in place
+    [(1,)]
     >>> t.to_pandas().name.tolist()                          # polars: polars.from_arrow(t)
     ['Tom']
     """
@@ -337,6 +337,10 @@ def _scan(
     row_id: bool,
     threads: int | None,
 ) -> pa.Table:
+    names = [n for n, _ in cols] + [n for n, _ in part_cols]
+    missing = [c for c in columns or () if c.lower() not in {n.lower() for n in names}]
+    if missing:
+        raise PlanError(f"no column {missing[0]!r} in the table; columns: {', '.join(names)}")
     expr = _expression(filter)
     read_cols = None if expr is not None else columns  # the filter may name any column
     out = scan_snapshot(fs, files, cols, part_cols, ids, columns=read_cols, row_id=row_id, threads=threads or _threads())

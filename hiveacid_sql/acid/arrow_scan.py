@@ -305,7 +305,10 @@ def _concat(pieces: list[pa.Table], schema: pa.Schema) -> pa.Table:
     if not len(schema):  # no column asked for (a count): concat_tables would lose the row count
         return pa.table({"_": pa.nulls(sum(p.num_rows for p in pieces))}).select([])
     pieces = [p.cast(schema) if p.schema != schema else p for p in pieces]
-    return pa.concat_tables(pieces) if pieces else schema.empty_table()
+    if not pieces:
+        return schema.empty_table()
+    # from_arrays keeps the schema's field metadata (the Hive types), which concat and cast leave out.
+    return pa.Table.from_arrays(pa.concat_tables(pieces).columns, schema=schema)
 
 
 def _partition_columns(part_dir: str, partition_columns: Columns, n: int) -> dict[str, pa.Array]:
