@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest_db import BACKENDS
 from hypothesis import HealthCheck, settings
+
+from tests.support.fixtures import HIVE_WRITTEN
+from tests.support.stores import BACKENDS
 
 # `pytest tests/test_model_based.py --hypothesis-profile=long`: the model-based run before a release
 # (200 sequences of up to 40 statements, about 8000 steps; hours on two cores). The default profile keeps
@@ -21,21 +22,6 @@ settings.register_profile(
     suppress_health_check=list(HealthCheck),
     print_blob=True,
 )
-
-
-def _find_fixtures() -> Path:
-    """``HIVEACID_FIXTURES``, else the nearest ``shared/fixtures/hive-written`` above this checkout."""
-    if "HIVEACID_FIXTURES" in os.environ:
-        return Path(os.environ["HIVEACID_FIXTURES"])
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "fixtures" / "hive-written"
-        if candidate.is_dir():
-            return candidate
-    return Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "hive-written"
-
-
-FIXTURES = _find_fixtures()
-
 
 @pytest.fixture(scope="session")
 def spark():
@@ -62,15 +48,15 @@ def acid(spark, warehouse: Path) -> Iterator:
 
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
-    if not FIXTURES.is_dir():
-        raise RuntimeError(f"Hive fixtures not found at {FIXTURES} (set HIVEACID_FIXTURES)")
-    return FIXTURES
+    if not HIVE_WRITTEN.is_dir():
+        raise RuntimeError(f"Hive fixtures not found at {HIVE_WRITTEN}")
+    return HIVE_WRITTEN
 
 
 @pytest.fixture(params=BACKENDS)
 def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A brand-new store URL on each backend (the servers must be up: no skip)."""
-    from conftest_db import store_url
+    from tests.support.stores import store_url
 
     with store_url(request.param, tmp_path) as u:
         yield u

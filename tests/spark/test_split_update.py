@@ -1,0 +1,37 @@
+"""Split update over several writer files, on the driver path and on the Spark-task path."""
+
+from __future__ import annotations
+
+import pytest
+
+from hiveacid_sql.acid.codec import decode_bucket_id
+from tests.support.acid_files import events, listing
+
+
+@pytest.mark.parametrize("driver_max_rows", ["10000", "0"], ids=["driver", "spark-tasks"])
+def test_update_and_delete_across_writer_files(acid, warehouse, driver_max_rows):
+    acid.sql(f"SET hiveacid.driver.write.max.rows={driver_max_rows}")
+    acid.sql("CREATE TABLE src (id int, v string)")
+    acid.sql("INSERT INTO src SELECT id, concat('v', id) FROM range(0, 40)")
+    acid.sql("CREATE TABLE t (id int, v string) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+    # Two input partitions -> two writer tasks -> bucket_00000 and bucket_00001, as Hive's writer tasks do.
+    acid.sql("INSERT INTO t SELECT /*+ REPARTITION(2) */ id, v FROM src")
+    data_files = [p for p in listing(warehouse / "t") if p.endswith(tuple(f"bucket_0000{i}" for i in range(2)))]
+    assert data_files == ["delta_0000001_0000001_0000/bucket_00000", "delta_0000001_0000001_0000/bucket_00001"]
+    result = acid.sql("UPDATE t SET v = upper(v) WHERE id % 3 = 0")
+    assert result.num_updated_rows == 14
+    delete_dir = warehouse / "t/delete_delta_0000002_0000002_0000"
+    for name in ("bucket_00000", "bucket_00001"):
+        evs = events(delete_dir / name)
+        keys = [(e["originalTransaction"], e["bucket"], e["rowId"]) for e in evs]
+        assert keys == sorted(keys) and len(set(keys)) == len(keys)
+        assert {decode_bucket_id(e["bucket"]) for e in evs} == {int(name[-5:])}  # deletes go to the row's bucket
+        new_rows = events(warehouse / "t/delta_0000002_0000002_0000" / name)
+        assert [e["rowId"] for e in new_rows] == list(range(len(evs)))  # new versions stay in the same bucket
+        assert {decode_bucket_id(e["bucket"]) for e in new_rows} == {int(name[-5:])}
+    rows = {r.id: r.v for r in acid.sql("SELECT id, v FROM t").collect()}
+    assert len(rows) == 40
+    assert all(v == (f"V{i}" if i % 3 == 0 else f"v{i}") for i, v in rows.items())
+    deleted = acid.sql("DELETE FROM t WHERE id < 10")
+    assert deleted.num_deleted_rows == 10
+    assert sorted(r.id for r in acid.sql("SELECT id FROM t").collect()) == list(range(10, 40))

@@ -1,0 +1,70 @@
+"""The store under concurrent drivers: threads and processes (spawned, each its own engine) get unique
+transaction and write ids, and several processes opening a brand-new store at once end with one schema.
+On SQLite, PostgreSQL and MariaDB; processes make this a system test (seconds each, not unit-test speed)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+import sqlalchemy as sa
+
+from hiveacid_sql.txn import NO_MIN_OPEN, TxnStore
+from hiveacid_sql.txn import schema as s
+from tests.support.stores import open_and_commit
+
+
+def _rows(store: TxnStore, table: sa.Table) -> list[dict]:
+    with store.engine.connect() as conn:
+        return [dict(r) for r in conn.execute(sa.select(table)).mappings()]
+
+
+def _churn(store: TxnStore, count: int) -> list[tuple[int, int]]:
+    out = []
+    for _ in range(count):
+        txn = store.open_txn("worker", threading.current_thread().name)
+        w = store.allocate_write_id(txn, "default", "shared")
+        store.add_components(txn, "default", "shared", w, "i")
+        store.commit_txn(txn)
+        out.append((txn, w))
+    return out
+
+
+def _check_unique(store: TxnStore, results: list[list[tuple[int, int]]], total: int) -> None:
+    txns = [t for r in results for t, _ in r]
+    writes = [w for r in results for _, w in r]
+    assert sorted(txns) == list(range(1, total + 1))
+    assert sorted(writes) == list(range(1, total + 1))
+    for r in results:  # each worker sees its own ids increase
+        assert [t for t, _ in r] == sorted(t for t, _ in r)
+    snap = store.snapshot([("default", "shared")])
+    assert snap.txns.to_string() == f"{total}:{NO_MIN_OPEN}::"
+    assert snap.tables["default.shared"].to_string() == f"default.shared:{total}:{NO_MIN_OPEN}::"
+
+
+def test_concurrent_threads_get_unique_ids(store: TxnStore) -> None:
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: _churn(store, 50), range(4)))
+    _check_unique(store, results, 200)
+
+
+def test_concurrent_processes_get_unique_ids(url: str) -> None:
+    with TxnStore(url):
+        pass  # create the schema first so the workers race on ids, not on DDL
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(4, mp_context=ctx) as pool:
+        results = list(pool.map(open_and_commit, [url] * 4, [50] * 4))
+    with TxnStore(url) as store:
+        _check_unique(store, results, 200)
+
+
+def test_concurrent_first_open_of_a_new_store(url: str) -> None:
+    """Several processes creating the schema at once must all end up with one seeded store."""
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(3, mp_context=ctx) as pool:
+        results = list(pool.map(open_and_commit, [url] * 3, [2] * 3))
+    with TxnStore(url) as store:
+        _check_unique(store, results, 6)
+        assert len(_rows(store, s.VERSION)) == 1
+        assert len(_rows(store, s.NEXT_TXN_ID)) == 1
