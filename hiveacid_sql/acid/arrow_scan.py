@@ -35,6 +35,7 @@ import pyorc
 
 from hiveacid_sql.acid.arrow_values import _decimal, arrow_type
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
+from hiveacid_sql.acid.names import ParsedBase, ParsedDelta, parse_dir_name
 from hiveacid_sql.acid.orc_footer import OrcFooter, read_footer
 from hiveacid_sql.acid.partitions import parse_partition_name
 from hiveacid_sql.acid.scan_files import (
@@ -45,7 +46,7 @@ from hiveacid_sql.acid.scan_files import (
     is_event_file,
     original_slices,
 )
-from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.acid.writeids import RangeResponse, ValidWriteIdList
 from hiveacid_sql.errors import AcidFormatError
 
 Columns = Sequence[tuple[str, HiveType]]
@@ -179,7 +180,7 @@ def _valid_mask(cwid: pa.ChunkedArray, write_ids: ValidWriteIdList) -> pa.Chunke
     if len(cwid) == 0:
         return None
     lo, hi = pc.min_max(cwid).values()
-    if write_ids.is_write_id_range_valid(lo.as_py(), hi.as_py()).value == "ALL":
+    if write_ids.is_write_id_range_valid(lo.as_py(), hi.as_py()) is RangeResponse.ALL:
         return None
     mask = pc.less_equal(cwid, write_ids.high_watermark)
     if write_ids.exceptions:
@@ -187,12 +188,43 @@ def _valid_mask(cwid: pa.ChunkedArray, write_ids: ValidWriteIdList) -> pa.Chunke
     return mask
 
 
-def _read_orc(fs: pafs.FileSystem, path: str, columns: list[str]) -> pa.Table:
+def _read_orc(fs: pafs.FileSystem, path: str, columns: list[str], stripe: int | None = None) -> pa.Table:
+    """The ``columns`` of an ORC file (or of one of its stripes: a big file is read by several threads)."""
     try:
         with fs.open_input_file(path) as f:
-            return porc.ORCFile(f).read(columns=columns)
+            orc = porc.ORCFile(f)
+            if stripe is None:
+                return orc.read(columns=columns)
+            return pa.Table.from_batches([orc.read_stripe(stripe, columns=columns)])
     except (pa.ArrowInvalid, OSError) as exc:
         raise AcidFormatError(f"cannot read ORC file {path}: {exc}") from exc
+
+
+def _only_events_of(footer: OrcFooter, op: int) -> bool:
+    """Whether the file's ``hive.acid.stats`` (inserts,updates,deletes, written by Hive and by us) says every
+    event is an insert (``op`` 0) or a delete (2): then the ``operation`` column need not be read."""
+    try:
+        counts = tuple(int(x) for x in footer.metadata["hive.acid.stats"].decode().split(","))
+    except (KeyError, ValueError, UnicodeDecodeError):
+        return False
+    n = footer.num_rows
+    return counts == ((n, 0, 0) if op == OP_INSERT else (0, 0, n))
+
+
+def _all_write_ids_valid(path: str, write_ids: ValidWriteIdList) -> bool:
+    """Whether every event of a file in a base or delta directory has a valid ``currentTransaction``, known from
+    the directory name alone: a ``delta_x_y`` holds write ids x..y, a ``base_N`` write ids up to N. Then the
+    column need not be read; otherwise (a streaming delta with an open write id) rows are filtered one by one."""
+    parts = path.rstrip("/").rsplit("/", 2)
+    try:
+        parsed = parse_dir_name(parts[-2]) if len(parts) == 3 else None
+    except AcidFormatError:
+        return False
+    if isinstance(parsed, ParsedDelta):
+        return write_ids.is_write_id_range_valid(parsed.min_write_id, parsed.max_write_id) is RangeResponse.ALL
+    if isinstance(parsed, ParsedBase):
+        return parsed.write_id <= write_ids.high_watermark and not any(e <= parsed.write_id for e in write_ids.exceptions)
+    return False
 
 
 def _read_events(
@@ -204,24 +236,30 @@ def _read_events(
     *,
     keys: bool,
     delete: bool = False,
+    stripe: int | None = None,
 ) -> pa.Table:
-    """Insert (or, with ``delete``, delete) events of one event file that are valid in ``write_ids`` (None:
-    every event): the key columns when ``keys``, then the table columns at positions ``wanted``."""
+    """Insert (or, with ``delete``, delete) events of one event file (or one ``stripe`` of it) that are valid
+    in ``write_ids`` (None: every event): the key columns when ``keys``, then the table columns at positions
+    ``wanted``. The ``operation`` and ``currentTransaction`` columns are read only when the file's stats and
+    directory name leave a doubt."""
     fields = event_fields(footer)
     op, owid, bucket, rowid, cwid, row = (name for name, _ in fields)
     phys_row = fields[5][1].fields
     readable = [i for i in wanted if i < len(phys_row)]
-    names = [op, cwid] if write_ids is not None else [op]
+    kind = OP_DELETE if delete else OP_INSERT
+    check_op = not _only_events_of(footer, kind)
+    check_cwid = write_ids is not None and not _all_write_ids_valid(footer.path, write_ids)
+    names = ([op] if check_op else []) + ([cwid] if check_cwid else [])
     if keys:
         names += [owid, bucket, rowid]
     if not delete:
         names += [f"{row}.{phys_row[i][0]}" for i in readable] if readable else [row]
-    raw = _read_orc(fs, footer.path, names)  # columns come back in file order, named as in the file
-    mask = pc.equal(raw.column(op), OP_DELETE if delete else OP_INSERT)
-    if write_ids is not None:
+    raw = _read_orc(fs, footer.path, names, stripe)  # columns come back in file order, named as in the file
+    mask = pc.equal(raw.column(op), kind) if check_op else None
+    if check_cwid:
         valid = _valid_mask(raw.column(cwid), write_ids)
         if valid is not None:
-            mask = pc.and_(mask, valid)
+            mask = valid if mask is None else pc.and_(mask, valid)
     out: dict[str, pa.ChunkedArray] = {}
     if keys:
         for name, key, t in zip((owid, bucket, rowid), KEYS, _KEY_TYPES, strict=True):
@@ -229,7 +267,7 @@ def _read_events(
     if not delete:
         row_col = raw.column(row)
         if row_col.null_count:
-            mask = pc.and_(mask, pc.is_valid(row_col))
+            mask = pc.is_valid(row_col) if mask is None else pc.and_(mask, pc.is_valid(row_col))
         parts = row_col.flatten() if readable else []
         by_pos = dict(zip(readable, parts, strict=True))
         offset = writer_offset_seconds(fs, footer.path) if any(_has_timestamp(phys_row[i][1]) for i in readable) else 0
@@ -240,7 +278,7 @@ def _read_events(
                 else pa.chunked_array([pa.nulls(raw.num_rows, arrow_type(htype))])
             )
     table = pa.table(out) if out else raw.select([])
-    if pc.all(mask).as_py() is not True:
+    if mask is not None and pc.all(mask).as_py() is not True:
         table = table.filter(mask)
     return table
 
@@ -278,27 +316,77 @@ def original_rows(
     return _read_original(fs, piece, table_columns, range(len(table_columns)), keys=True)
 
 
-def anti_join_deletes(data: pa.Table, deletes: pa.Table) -> pa.Table:
-    """Rows of ``data`` whose ``(__owid, __bucket, __rowid)`` is not in ``deletes``, in their order.
+class DeleteSet:
+    """Applicable delete events, grouped by ``(originalTransaction, bucket)`` with their sorted row ids.
 
-    Cheap first: only rows whose row id occurs among the deletes (one hash lookup per row) are candidates,
-    and only those go through the three-key hash join, so the cost stays near one pass over ``data`` when
-    deletes are few. (The join carries row positions, never the payload: Acero's join refuses nested payload
-    columns.)
+    Most files hold the rows of one write id and one bucket, in row id order (Hive writes them so), so a
+    file's deleted rows are found by binary search of the few delete row ids of its ``(owid, bucket)``: the
+    cost grows with the deletes, not with the file. Other files (a compacted base, original files read with
+    several buckets) go through a hash join on the three key columns.
     """
-    if deletes.num_rows == 0 or data.num_rows == 0:
+
+    def __init__(self, deletes: pa.Table) -> None:
+        self.table = deletes.select(list(KEYS))
+        self.by_key: dict[tuple[int, int], np.ndarray] = {}
+        if deletes.num_rows:
+            order = pc.sort_indices(self.table, sort_keys=[(k, "ascending") for k in KEYS])
+            owid, bucket, rowid = (self.table.column(k).take(order).to_numpy() for k in KEYS)
+            starts = np.flatnonzero(np.r_[True, (owid[1:] != owid[:-1]) | (bucket[1:] != bucket[:-1])])
+            for start, stop in zip(starts, [*starts[1:], owid.size], strict=True):
+                self.by_key[(int(owid[start]), int(bucket[start]))] = np.unique(rowid[start:stop])
+
+    def deleted(self, data: pa.Table) -> np.ndarray | None:
+        """Positions of ``data``'s rows that have a delete event (None: none)."""
+        if data.num_rows == 0 or not self.by_key:
+            return None
+        owid, bucket = pc.min_max(data.column(OWID)), pc.min_max(data.column(BUCKET))
+        if owid["min"] == owid["max"] and bucket["min"] == bucket["max"]:
+            wanted = self.by_key.get((owid["min"].as_py(), bucket["min"].as_py()))
+            if wanted is None:
+                return None
+            rows = data.column(ROWID).combine_chunks().to_numpy()
+            if rows.size < 2 or bool(np.all(rows[1:] > rows[:-1])):
+                pos = np.searchsorted(rows, wanted)
+                inside = pos < rows.size
+                pos = pos[inside]
+                hits = pos[rows[pos] == wanted[inside]]
+                return hits if hits.size else None
+        return self._hash_join(data)
+
+    def _hash_join(self, data: pa.Table) -> np.ndarray | None:
+        # Only rows whose row id occurs among the deletes go into the join (one hash lookup per row); the join
+        # carries row positions, never the payload (Acero's join refuses nested payload columns).
+        candidate = pc.is_in(data.column(ROWID), value_set=pc.unique(self.table.column(ROWID).combine_chunks()))
+        positions = pc.indices_nonzero(candidate.combine_chunks() if isinstance(candidate, pa.ChunkedArray) else candidate)
+        if len(positions) == 0:
+            return None
+        keys = data.select(list(KEYS)).take(positions).append_column("__pos", positions)
+        unique = self.table.group_by(list(KEYS)).aggregate([])
+        hit = keys.join(unique, keys=list(KEYS), join_type="left semi")
+        return hit.column("__pos").to_numpy() if hit.num_rows else None
+
+
+def anti_join_deletes(data: pa.Table, deletes: pa.Table | DeleteSet, *, drop_keys: bool = False) -> pa.Table:
+    """Rows of ``data`` whose ``(__owid, __bucket, __rowid)`` is not in ``deletes``, in their order (``data``
+    itself, no copy, when none is deleted; ``drop_keys``: without the three key columns, dropped before
+    the rows are copied)."""
+    deletes = deletes if isinstance(deletes, DeleteSet) else DeleteSet(deletes)
+    hits = deletes.deleted(data)
+    if drop_keys:
+        data = data.drop_columns(list(KEYS))
+    if hits is None:
         return data
-    candidate = pc.is_in(data.column(ROWID), value_set=pc.unique(deletes.column(ROWID).combine_chunks()))
-    positions = pc.indices_nonzero(candidate.combine_chunks() if isinstance(candidate, pa.ChunkedArray) else candidate)
-    if len(positions) == 0:
-        return data
-    keys = data.select(list(KEYS)).take(positions).append_column("__pos", positions)
-    hit = keys.join(deletes.select(list(KEYS)).group_by(list(KEYS)).aggregate([]), keys=list(KEYS), join_type="left semi")
-    if hit.num_rows == 0:
-        return data
-    drop = np.zeros(data.num_rows, dtype=bool)
-    drop[hit.column("__pos").to_numpy()] = True
-    return data.filter(pa.array(~drop))
+    if hits.size <= _SLICE_MAX_HITS:  # a few deleted rows: zero-copy slices around them
+        hits = np.sort(hits)
+        bounds = zip(np.r_[0, hits + 1], np.r_[hits, data.num_rows], strict=True)
+        return pa.concat_tables([data.slice(a, b - a) for a, b in bounds if b > a] or [data.slice(0, 0)])
+    keep = np.ones(data.num_rows, dtype=bool)
+    keep[hits] = False
+    return data.filter(pa.array(keep))
+
+
+#: Up to this many deleted rows in a piece, the survivors are slices of it rather than a filtered copy.
+_SLICE_MAX_HITS = 16
 
 
 def _concat(pieces: list[pa.Table], schema: pa.Schema) -> pa.Table:
@@ -358,8 +446,9 @@ def scan_dir(
     # An original-named file holding ACID events (IMPALA-10115) is read as events, all of them visible.
     event_originals = [f for f in original_footers if f.num_rows and is_event_file(f)]
     plain = {f.path: f.num_rows for f in original_footers if f not in event_originals}
+    stripes = [(f, i if f.num_stripes > 1 else None) for f in data_footers for i in range(max(f.num_stripes, 1))]
     jobs: list[Callable[[], pa.Table]] = [
-        *[lambda f=f: _read_events(fs, f, table_columns, wanted, write_ids, keys=keys) for f in data_footers],
+        *[lambda f=f, i=i: _read_events(fs, f, table_columns, wanted, write_ids, keys=keys, stripe=i) for f, i in stripes],
         *[lambda f=f: _read_events(fs, f, table_columns, wanted, None, keys=keys) for f in event_originals],
         *[lambda s=s: _read_original(fs, s, table_columns, wanted, keys=keys) for s in original_slices([d], plain)],
     ]
@@ -369,10 +458,15 @@ def scan_dir(
     delete_footers = [by_path[p] for p in d.delete_files if by_path[p].num_rows]
     delete_jobs = [lambda f=f: _read_events(fs, f, table_columns, (), write_ids, keys=True, delete=True) for f in delete_footers]
     pieces = _map(lambda job: job(), jobs + delete_jobs, threads)
-    data = _concat(pieces[: len(jobs)], schema)
+    data_pieces = pieces[: len(jobs)]
     if delete_jobs:
-        deletes = pa.concat_tables(pieces[len(jobs) :])
-        data = anti_join_deletes(data, deletes)
+        deletes = DeleteSet(pa.concat_tables(pieces[len(jobs) :]))
+        # piece by piece: one file, mostly one (write id, bucket)
+        data_pieces = [anti_join_deletes(p, deletes, drop_keys=not row_id) for p in data_pieces]
+        if not row_id:
+            keys = False
+            schema = pa.schema([f for f in schema if f.name not in KEYS])
+    data = _concat(data_pieces, schema)
     if row_id:
         struct = pa.StructArray.from_arrays(
             [data.column(k).combine_chunks() for k in KEYS], fields=list(ROW_ID_TYPE)

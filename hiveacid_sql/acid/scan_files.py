@@ -16,6 +16,7 @@ No Spark, no SQL: paths, ORC footers and pyarrow filesystems only.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -118,9 +119,14 @@ def snapshot_files(
     return ScanFiles(tuple(dir_files(fs, location, write_ids, d, buckets) for d in part_dirs))
 
 
+@functools.lru_cache(maxsize=256)
+def _parsed(type_string: str) -> HiveType:
+    return parse_hive_type(type_string)
+
+
 def event_fields(footer: OrcFooter) -> list[tuple[str, HiveType]]:
     """The six top-level fields of an ACID event file as the file names them (an error for any other schema)."""
-    root = parse_hive_type(footer.type_string)
+    root = _parsed(footer.type_string)
     if root.name != "struct":
         raise AcidFormatError(f"{footer.path} is not an ACID event file: schema {footer.type_string}")
     names = [n.lower() for n, _ in root.fields]
