@@ -125,6 +125,18 @@ def test_every_type(acid, warehouse):
     assert t.schema.field("ts").type == pa.timestamp("us") and t.schema.field("vc").metadata == {b"hive.type": b"varchar(5)"}
 
 
+def test_added_columns_read_as_null_in_older_files(acid, warehouse):
+    acid.sql(f"CREATE TABLE ev (id int, s string) {ACID}")
+    acid.sql("INSERT INTO ev VALUES (1, 'a')")
+    acid.sql("ALTER TABLE ev ADD COLUMNS (extra decimal(5,1), more char(2))")
+    acid.sql("INSERT INTO ev VALUES (2, 'b', 3.5, 'x')")
+    t = assert_same(acid, warehouse, "ev")
+    assert sorted(t.select(["id", "extra", "more"]).to_pylist(), key=lambda r: r["id"]) == [
+        {"id": 1, "extra": None, "more": None},
+        {"id": 2, "extra": decimal.Decimal("3.5"), "more": "x "},
+    ]
+
+
 def test_partitioned_bucketed_and_pruning(acid, warehouse):
     acid.sql(f"CREATE TABLE p (id int, v string) PARTITIONED BY (y int, r string) CLUSTERED BY (id) INTO 2 BUCKETS {ACID}")
     acid.sql("INSERT INTO p VALUES (1, 'a', 2023, 'eu'), (2, 'b', 2024, 'eu'), (3, 'c', 2024, 'us'), (4, 'd', NULL, NULL)")
