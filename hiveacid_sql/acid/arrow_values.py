@@ -85,9 +85,10 @@ def conform_rows(
 
     ``row`` must have passed :func:`~hiveacid_sql.acid.event_batch.check_row_type`. Raises
     :class:`AcidFormatError` for a value the column cannot hold (an integer out of range, a timestamp
-    with nanoseconds). With ``arrow_orc_writer`` (the values go to pyarrow's ORC writer) it also refuses
-    a timestamp before 1970 with a fraction of a second, which that writer stores with negative
-    nanoseconds that Hive, Spark and Trino refuse to read.
+    with nanoseconds) or ORC cannot store: a timestamp in 1969-12-31 23:59:59.001 .. 23:59:59.999999
+    (:func:`refuse_unstorable_timestamps`). With ``arrow_orc_writer`` (the values go to pyarrow's ORC
+    writer) it also refuses any timestamp before 1970 with a fraction of a second, which that writer stores
+    with negative nanoseconds that Hive, Spark and Trino refuse to read.
     """
     target = row_arrow_type(columns)
     if row.type == target and not any(_values_need_work(t) for _, t in columns):
@@ -128,8 +129,10 @@ def _conform(arr: pa.Array, t: HiveType, what: str, where: str, arrow_orc: bool)
         if len(arr) - arr.null_count and pc.min(pc.utf8_length(arr)).as_py() < t.length:
             arr = pc.utf8_rpad(arr, t.length, " ")
         return arr
-    if name == "timestamp" and arrow_orc:
-        _refuse_fractional_before_1970(arr, what, where)
+    if name == "timestamp":
+        if arrow_orc:
+            _refuse_fractional_before_1970(arr, what, where)
+        refuse_unstorable_timestamps(arr, what, where)
     return arr
 
 
@@ -188,6 +191,35 @@ def _decimal(arr: pa.Array, precision: int, scale: int, what: str, where: str) -
     if pc.any(too_wide).as_py():
         wide = pc.if_else(too_wide, pa.scalar(None, wide.type), wide)
     return _cast(wide, target, what, where)
+
+
+#: Microseconds since 1970 that no ORC file can hold (the last second before 1970 with a fraction of a
+#: millisecond or more): see :func:`refuse_unstorable_timestamps`.
+UNSTORABLE_MICROS = (-999_000, -1)
+
+
+def refuse_unstorable_timestamps(arr: pa.Array, what: str, where: str = "") -> None:
+    """Refuse timestamps in 1969-12-31 23:59:59.001 .. 23:59:59.999999: ORC cannot store them.
+
+    ORC stores seconds and nanoseconds apart, and ORC Java writes the seconds of a time before 1970
+    rounded towards zero: ``TimestampTreeWriter`` takes ``millis / 1000`` (ORC C++ does the same with its
+    ``secs < 0 && nanos > 999999`` correction), so -0.5 s is stored as 0 s and 500 ms. Its reader undoes
+    that only when the result is negative (``TreeReaderFactory.TimestampTreeReader.readTimestamp``: ``millis
+    < 0 && nanos > 999_999``), which a value in the last second before 1970 never is: the same bytes mean
+    1970-01-01 00:00:00.5. So Hive 3.1, Spark and Trino read such a value one second later, whoever wrote
+    it. Rather than store a value that reads back different, the write fails naming it.
+    """
+    if not len(arr) or arr.null_count == len(arr):
+        return
+    low, high = UNSTORABLE_MICROS
+    micros = pc.fill_null(arr.cast(pa.int64()), 0).to_numpy()
+    bad = np.flatnonzero((micros >= low) & (micros <= high))
+    if bad.size:
+        value = arr[int(bad[0])].as_py()
+        raise AcidFormatError(
+            f"{where}column {what}: ORC cannot store the timestamp {value} (between 1969-12-31 23:59:59.001 and "
+            "1970-01-01: ORC readers, Hive's included, read it one second later)"
+        )
 
 
 def _refuse_fractional_before_1970(arr: pa.Array, what: str, where: str) -> None:

@@ -3,9 +3,9 @@
 The pyorc writer (:mod:`hiveacid_sql.acid.orc_writer`) converts every event in Python (~5.7 µs each): a
 minute of CPU per 10 million rows. This writer hands whole Arrow batches to ORC C++ and writes the same
 files: the same ORC types, events, stripes and ``hive.acid.*`` metadata (format ref §3). pyarrow's writer
-has two gaps, closed by rewriting the file tail as it leaves (:mod:`hiveacid_sql.acid.orc_tail`): it cannot
-set user metadata, and it writes char/varchar columns as STRING (same encoding; only the Footer's type
-changes).
+has gaps, closed by rewriting the file tail as it leaves (:mod:`hiveacid_sql.acid.orc_tail`): it cannot
+set user metadata, it writes char/varchar columns as STRING (same encoding; only the Footer's type
+changes), and it writes no calendar (the days it stores are proleptic Gregorian, as Hive 3.1's).
 
 Streaming: every byte ORC writes before :meth:`FastAcidEventWriter.close` goes straight to the output
 stream; only what ORC writes during ``close`` (the last stripe and the tail) is held to be patched. So the
@@ -34,7 +34,14 @@ import pyarrow.orc as pa_orc
 from hiveacid_sql.acid.arrow_values import conform_rows, event_arrow_schema
 from hiveacid_sql.acid.event_batch import EventBatch, check_event_batch
 from hiveacid_sql.acid.hive_types import HiveType, acid_event_schema
-from hiveacid_sql.acid.orc_tail import TYPE_CHAR, TYPE_VARCHAR, patch_tail, read_tail
+from hiveacid_sql.acid.orc_tail import (
+    CALENDAR_PROLEPTIC_GREGORIAN,
+    TYPE_CHAR,
+    TYPE_VARCHAR,
+    TailPatchingSink,
+    patch_tail,
+    read_tail,
+)
 from hiveacid_sql.acid.orc_writer import OP_DELETE, OP_INSERT, AcidEventWriter, EventFileStats
 from hiveacid_sql.errors import AcidFormatError
 
@@ -58,51 +65,6 @@ _STRIPE_AFTER_EVERY_BATCH = 1
 _FIRST_ROW_TYPE_ID = 7
 
 Key = tuple[int, int, int]
-
-
-class _ForwardingSink:
-    """The file object pyarrow's ORC writer writes to: bytes go straight to ``out``, except while
-    capturing (during close), when they are kept to be patched. Never closes ``out``."""
-
-    def __init__(self, out: BinaryIO) -> None:
-        self._out = out
-        self._captured: bytearray | None = None
-        self._discarding = False
-        self.closed = False
-
-    def write(self, data: bytes) -> int:
-        if self._discarding:
-            pass
-        elif self._captured is not None:
-            self._captured += data
-        else:
-            self._out.write(data)
-        return len(data)
-
-    def flush(self) -> None:
-        """Nothing buffered here; the caller flushes its own stream."""
-
-    def writable(self) -> bool:
-        return True
-
-    def close(self) -> None:
-        self.closed = True
-
-    def capture(self) -> None:
-        self._captured = bytearray()
-
-    def captured(self) -> bytes:
-        return bytes(self._captured or b"")
-
-    def release(self, data: bytes) -> None:
-        """Write the patched tail and drop anything ORC might write later."""
-        self._out.write(data)
-        self._captured = None
-        self._discarding = True
-
-    def discard(self) -> None:
-        """Write nothing more to ``out`` (the file is abandoned)."""
-        self._discarding = True
 
 
 class FastAcidEventWriter:
@@ -145,7 +107,7 @@ class FastAcidEventWriter:
         self._arrow_schema = event_arrow_schema(columns)
         self._string_types = _string_type_patches(columns)
         self._rows_per_stripe = rows_per_stripe
-        self._sink = _ForwardingSink(fileobj)
+        self._sink = TailPatchingSink(fileobj)
         self._orc = pa_orc.ORCWriter(
             self._sink,
             batch_size=rows_per_stripe,
@@ -253,6 +215,7 @@ class FastAcidEventWriter:
                 ("hive.acid.stats", f"{self._inserts},0,{self._deletes}".encode()),
                 ("hive.acid.version", b"2"),
             ],
+            calendar=CALENDAR_PROLEPTIC_GREGORIAN,
         )
         self._sink.release(patched)
         self._stats = EventFileStats(

@@ -1,10 +1,19 @@
-"""Read and patch the tail of an ORC file: stripe row counts, column types and user metadata.
+"""Read and patch the tail of an ORC file: stripe row counts, column types, calendar and user metadata.
 
 Why: pyarrow's ORC writer (ORC C++, Arrow in) is fast but can neither set user metadata (the
 ``hive.acid.*`` keys every ACID file needs) nor declare ``char(n)``/``varchar(n)`` columns. Both live in
 the file Footer, after all the data, so the fast event writer lets ORC C++ write the file and rewrites the
 Footer and PostScript on the way out. ORC encodes STRING, VARCHAR and CHAR columns identically, so turning
 a STRING type into VARCHAR/CHAR with its ``maximumLength`` changes only the Footer.
+
+The calendar (Footer field 11, ``CalendarKind``): dates and timestamps are day and second counts, and
+which calendar turns them into ``yyyy-MM-dd`` matters before 1582-10-15. Hive 3.1 (ORC 1.5.x) and ORC C++
+(pyorc, pyarrow) count in the proleptic Gregorian calendar and write no calendar field; ORC Java 1.5.9+
+writes the field, ``JULIAN_GREGORIAN`` (the hybrid calendar of Hive 2, Spark and, by default, Hive 4)
+unless ``orc.proleptic.gregorian`` is set, and its readers assume hybrid for a file without the field
+(``orc.proleptic.gregorian.default`` = false, whose description says "Only Hive 3.1 and the C++ library
+wrote using the proleptic"). So both our writers mark their files ``PROLEPTIC_GREGORIAN`` through this
+module: Hive 3.1 ignores the field (same values), Hive 4, Spark and Trino then read the days as written.
 
 Layout (apache/orc ``proto/orc_proto.proto`` and the ORC specification, "File Tail"): ``... stripes |
 Metadata | Footer | PostScript | 1 byte PostScript length``. Metadata and Footer are compressed streams
@@ -22,22 +31,30 @@ import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import BinaryIO
 
 import pyarrow as pa
 
 from hiveacid_sql.errors import AcidFormatError
 
 __all__ = [
+    "CALENDAR_JULIAN_GREGORIAN",
+    "CALENDAR_PROLEPTIC_GREGORIAN",
     "TYPE_CHAR",
     "TYPE_STRING",
     "TYPE_VARCHAR",
     "OrcTail",
     "ProtoField",
+    "TailPatchingSink",
     "decode_message",
     "encode_message",
     "patch_tail",
     "read_tail",
 ]
+
+#: ``CalendarKind`` values of the Footer's ``calendar`` field (orc_proto.proto).
+CALENDAR_JULIAN_GREGORIAN = 1
+CALENDAR_PROLEPTIC_GREGORIAN = 2
 
 #: ``Type.Kind`` values this module rewrites.
 TYPE_STRING = 7
@@ -53,7 +70,7 @@ _VARINT, _I64, _LEN, _I32 = 0, 1, 2, 5
 
 # Field numbers (orc_proto.proto).
 _PS_FOOTER_LENGTH, _PS_COMPRESSION, _PS_BLOCK_SIZE, _PS_METADATA_LENGTH = 1, 2, 3, 5
-_FOOTER_STRIPES, _FOOTER_TYPES, _FOOTER_METADATA = 3, 4, 5
+_FOOTER_STRIPES, _FOOTER_TYPES, _FOOTER_METADATA, _FOOTER_CALENDAR = 3, 4, 5, 11
 _STRIPE_ROWS = 5
 _TYPE_KIND, _TYPE_MAX_LENGTH = 1, 4
 _ITEM_NAME, _ITEM_VALUE = 1, 2
@@ -186,6 +203,12 @@ class OrcTail:
         return [decode_message(f.value) for f in self.footer if f.number == _FOOTER_TYPES]  # type: ignore[arg-type]
 
     @property
+    def calendar(self) -> int | None:
+        """The Footer's ``CalendarKind`` (1 hybrid, 2 proleptic Gregorian); None when the writer set none."""
+        values = [f.value for f in self.footer if f.number == _FOOTER_CALENDAR]
+        return values[-1] if values else None  # type: ignore[return-value]
+
+    @property
     def user_metadata(self) -> dict[str, bytes]:
         """The Footer's user metadata items."""
         out: dict[str, bytes] = {}
@@ -222,14 +245,15 @@ def patch_tail(
     *,
     string_types: Mapping[int, tuple[int, int]] | None = None,
     metadata: Sequence[tuple[str, bytes]] = (),
+    calendar: int | None = None,
 ) -> bytes:
     """``data`` (the end of an ORC file, whole Footer and PostScript included) with a rewritten tail.
 
     ``string_types`` maps a type id (the Footer's pre-order numbering) to ``(kind, maximumLength)``: a
     STRING type becomes VARCHAR or CHAR. ``metadata`` items are added as user metadata (replacing items
-    of the same name). Every other Footer field keeps its bytes; the Footer is re-compressed with the
-    file's codec and the PostScript's ``footerLength`` updated. Everything before the Footer (stripes,
-    stripe statistics) is returned unchanged.
+    of the same name). ``calendar`` sets the Footer's ``CalendarKind``. Every other Footer field keeps its
+    bytes; the Footer is re-compressed with the file's codec and the PostScript's ``footerLength`` updated.
+    Everything before the Footer (stripes, stripe statistics) is returned unchanged.
     """
     tail = read_tail(data)
     names = {name for name, _ in metadata}
@@ -241,7 +265,7 @@ def patch_tail(
             if patch is not None:
                 f = ProtoField(f.number, f.wire, _patch_type(f.value, type_id, *patch))  # type: ignore[arg-type]
             type_id += 1
-        elif f.number == _FOOTER_METADATA and _item_name(f.value) in names:  # type: ignore[arg-type]
+        elif _replaced(f, names, calendar):
             continue
         footer.append(f)
     missing = sorted(set(string_types or {}) - set(range(type_id)))
@@ -250,6 +274,8 @@ def patch_tail(
     for name, value in metadata:
         item = encode_message([ProtoField(_ITEM_NAME, _LEN, name.encode("utf-8")), ProtoField(_ITEM_VALUE, _LEN, value)])
         footer.append(ProtoField(_FOOTER_METADATA, _LEN, item))
+    if calendar is not None:
+        footer.append(ProtoField(_FOOTER_CALENDAR, _VARINT, calendar))
     # Fields in field-number order, as protobuf serializers write them (repeated fields keep their order).
     footer.sort(key=lambda f: f.number)
     new_footer = _compress(encode_message(footer), tail.compression, tail.block_size)
@@ -260,6 +286,63 @@ def patch_tail(
     if len(new_ps) > 255:
         raise AcidFormatError("ORC PostScript longer than 255 bytes")
     return bytes(data[: tail.footer_start]) + new_footer + new_ps + bytes([len(new_ps)])
+
+
+class TailPatchingSink:
+    """The file object an ORC writer writes to: bytes go straight to ``out``, except those written while
+    capturing (during the writer's close: the last stripe and the tail), which are held to be patched.
+
+    So a writer whose tail we rewrite (:func:`patch_tail`) still streams: it never seeks and works on
+    non-seekable outputs (S3 through ``pyarrow.fs``). Never closes ``out``.
+    """
+
+    def __init__(self, out: BinaryIO) -> None:
+        self._out = out
+        self._captured: bytearray | None = None
+        self._discarding = False
+        self.closed = False
+
+    def write(self, data: bytes) -> int:
+        if self._discarding:
+            pass
+        elif self._captured is not None:
+            self._captured += data
+        else:
+            self._out.write(data)
+        return len(data)
+
+    def flush(self) -> None:
+        """Nothing buffered here; the caller flushes its own stream."""
+
+    def writable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        self.closed = True
+
+    def capture(self) -> None:
+        """Hold every byte written from now on (call right before the writer's close)."""
+        self._captured = bytearray()
+
+    def captured(self) -> bytes:
+        return bytes(self._captured or b"")
+
+    def release(self, data: bytes) -> None:
+        """Write the patched tail and drop anything the writer might write later."""
+        self._out.write(data)
+        self._captured = None
+        self._discarding = True
+
+    def discard(self) -> None:
+        """Write nothing more to ``out`` (the file is abandoned)."""
+        self._discarding = True
+
+
+def _replaced(f: ProtoField, metadata_names: set[str], calendar: int | None) -> bool:
+    """Whether a Footer field is one :func:`patch_tail` writes anew (a user metadata item, the calendar)."""
+    if f.number == _FOOTER_METADATA:
+        return _item_name(f.value) in metadata_names  # type: ignore[arg-type]
+    return f.number == _FOOTER_CALENDAR and calendar is not None
 
 
 def _patch_type(encoded: bytes, type_id: int, kind: int, max_length: int) -> bytes:

@@ -34,6 +34,7 @@ import pyorc
 from hiveacid_sql.acid.arrow_values import conform_rows
 from hiveacid_sql.acid.event_batch import check_event_batch
 from hiveacid_sql.acid.hive_types import HiveType, acid_event_schema
+from hiveacid_sql.acid.orc_tail import CALENDAR_PROLEPTIC_GREGORIAN, TailPatchingSink, patch_tail
 from hiveacid_sql.errors import AcidFormatError
 
 __all__ = [
@@ -81,8 +82,9 @@ class WallClockTimestampConverter(pyorc.converters.TimestampConverter):
     5 hours) and the float loses microseconds far from 1970 (9999-12-31 23:59:59.999999 becomes year
     10000). Hive timestamps are wall-clock values, so a naive datetime is taken as wall clock in the
     writer's time zone (UTC here, what Hive 3 expects); an aware one is converted to its UTC instant.
-    One ORC format quirk remains, shared with ORC Java: a value strictly between 1969-12-31 23:59:59 and
-    1970-01-01 00:00:00 with a sub-millisecond fraction reads back one second later.
+    Seconds count in the proleptic Gregorian calendar (``datetime`` arithmetic), as Hive 3.1's.
+    One ORC format limit remains: a value in 1969-12-31 23:59:59.001 .. 23:59:59.999999 cannot be stored
+    (see :func:`~hiveacid_sql.acid.arrow_values.conform_rows`, which refuses it before it gets here).
     """
 
     @staticmethod
@@ -160,8 +162,10 @@ class AcidEventWriter:
         self._columns = tuple(columns)
         self._ncols = len(columns)
         self._rows_per_stripe = rows_per_stripe
+        # pyorc writes no calendar: its tail is patched on the way out (orc_tail: PROLEPTIC_GREGORIAN).
+        self._sink = TailPatchingSink(fileobj)
         self._writer = pyorc.Writer(
-            fileobj,
+            self._sink,
             self.schema,
             batch_size=batch_size,
             stripe_size=_NO_AUTOMATIC_STRIPES,
@@ -322,8 +326,9 @@ class AcidEventWriter:
         """Write the ACID user metadata and finish the ORC file; returns what the file holds.
 
         Sets ``hive.acid.key.index`` (one ``owid,bucket,rowId;`` entry per stripe: the last event of each
-        stripe), ``hive.acid.stats`` (``inserts,0,deletes``) and ``hive.acid.version`` (``2``). Does not
-        close ``fileobj``. Idempotent: a second call returns the same stats.
+        stripe), ``hive.acid.stats`` (``inserts,0,deletes``) and ``hive.acid.version`` (``2``), and marks
+        the file's calendar proleptic Gregorian (:mod:`~hiveacid_sql.acid.orc_tail`). Does not close
+        ``fileobj``. Idempotent: a second call returns the same stats.
         """
         if self._stats is not None:
             return self._stats
@@ -338,7 +343,9 @@ class AcidEventWriter:
                 "hive.acid.version": b"2",
             }
         )
+        self._sink.capture()
         self._writer.close()
+        self._sink.release(patch_tail(self._sink.captured(), calendar=CALENDAR_PROLEPTIC_GREGORIAN))
         self._stats = EventFileStats(
             path=self.path,
             rows=self._inserts + self._deletes,
@@ -362,6 +369,8 @@ class AcidEventWriter:
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         if exc_type is None:
             self.close()
+        else:
+            self._sink.discard()
 
     def _where(self) -> str:
         return f"{self.path}: " if self.path else ""

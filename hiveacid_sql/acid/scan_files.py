@@ -151,13 +151,14 @@ def is_event_file(footer: OrcFooter) -> bool:
     return True
 
 
-def group_by_schema(footers: Iterable[OrcFooter]) -> dict[str, list[OrcFooter]]:
-    """Non-empty files grouped by ORC schema (a group is read with one physical schema)."""
-    groups: dict[str, list[OrcFooter]] = {}
+def group_by_schema(footers: Iterable[OrcFooter]) -> dict[tuple[str, bool], list[OrcFooter]]:
+    """Non-empty files that one Spark read can take together: same physical schema, same calendar path
+    (:mod:`hiveacid_sql.exec.columns`: files reaching before 1583 read their dates as text)."""
+    groups: dict[tuple[str, bool], list[OrcFooter]] = {}
     for footer in footers:
         if footer.num_rows == 0:
             continue  # empty files carry no events (Trino exempts them from every check too)
-        groups.setdefault(footer.type_string, []).append(footer)
+        groups.setdefault((footer.type_string, footer.pre_gregorian), []).append(footer)
     return groups
 
 

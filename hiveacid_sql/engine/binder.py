@@ -259,6 +259,8 @@ def clean_spark_text(text: str) -> str:
 
 
 _PY_ERROR = re.compile(r"^\s*(?:[\w.]+\.)?(\w+(?:Error|Exception)): (.*)$")
+# A message of ours raised inside a Spark job (``raise_error``): only our text is kept.
+_RAISED = re.compile(r"^\[USER_RAISED_EXCEPTION\] (.*?)(?: SQLSTATE: \w+)?$")
 
 
 def first_line(exc: BaseException) -> str:
@@ -278,7 +280,8 @@ def first_line(exc: BaseException) -> str:
                 return f"{match.group(1)}: {match.group(2)}"
     for line in lines:
         if line.strip():
-            return line.strip()
+            raised = _RAISED.match(line.strip())
+            return raised.group(1) if raised else line.strip()
     return type(exc).__name__
 
 

@@ -1,8 +1,9 @@
-"""Plain (non-transactional) tables: stored and read by Spark's own ORC, Parquet and text sources.
+"""Plain (non-transactional) tables: stored and read by Spark's own ORC and Parquet sources, and as text
+lines in Hive's LazySimpleSerDe layout (:mod:`hiveacid_sql.exec.textfile`).
 
-They exist because MERGE sources and staging tables are usually plain. Text tables use Hive's
-LazySimpleSerDe defaults: fields separated by Ctrl-A and NULL written as ``\\N`` (no quoting, so values
-holding Ctrl-A or newlines are not supported, and complex types cannot be stored as text).
+They exist because MERGE sources and staging tables are usually plain. Dates and timestamps are proleptic
+Gregorian everywhere, as Hive 3.1 counts them: ORC files as :mod:`hiveacid_sql.exec.columns` describes,
+Parquet files read and written with Spark's ``CORRECTED`` rebase mode whatever the session says.
 """
 
 from __future__ import annotations
@@ -17,23 +18,29 @@ from pyspark.sql import types as T
 
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
+from hiveacid_sql.acid.orc_footer import read_footer
 from hiveacid_sql.errors import AcidFormatError
-from hiveacid_sql.exec.columns import to_instant, to_table_type
+from hiveacid_sql.exec.columns import (
+    PROLEPTIC_WRITE,
+    read_orc,
+    refuse_unstorable_values,
+    to_instant,
+    to_table_type,
+)
 from hiveacid_sql.exec.scan import union_all
 from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
+from hiveacid_sql.exec.textfile import read_text_table, write_text_table
 from hiveacid_sql.txn import TableDef
 
 # The attribute Spark puts on the ORC type of a TIMESTAMP_NTZ column (stored as a bigint of micros).
 _SPARK_TYPE_ATTRIBUTE = "spark.sql.catalyst.type"
 
-_TEXT_OPTIONS = {"sep": "\u0001", "nullValue": "\\N", "quote": "\u0000", "escape": "\u0000", "emptyValue": ""}
+# Parquet: proleptic days and micros as they are (Spark's default, pinned against a session's LEGACY).
+_PARQUET_READ = {"datetimeRebaseMode": "CORRECTED", "int96RebaseMode": "CORRECTED"}
 
 
-def _format(table: TableDef) -> tuple[str, dict[str, str]]:
-    fmt = table.storage_format.lower()
-    if fmt == "textfile":
-        return "csv", _TEXT_OPTIONS
-    return fmt, {}
+def _format(table: TableDef) -> str:
+    return table.storage_format.lower()
 
 
 def _orc_files(location: str) -> list[tuple[str, str]]:
@@ -67,46 +74,56 @@ def _ntz_columns(fs: pafs.FileSystem, path: str, names: set[str]) -> frozenset[s
     )
 
 
-def _read_orc_timestamps(spark: SparkSession, table: TableDef, columns: list[tuple[str, HiveType]]) -> DataFrame:
-    """An ORC table with timestamp columns, file group by file group.
+def _read_orc_temporal(spark: SparkSession, table: TableDef, columns: list[tuple[str, HiveType]]) -> DataFrame:
+    """An ORC table with date or timestamp columns, file group by file group.
 
     An ORC ``timestamp`` written by Hive (or by us) can only be read by Spark as TIMESTAMP and is then
     turned into its wall-clock value, as the ACID scan does; a file written by Spark itself stores
-    TIMESTAMP_NTZ as a tagged bigint that Spark reads only as TIMESTAMP_NTZ. A table may hold both.
+    TIMESTAMP_NTZ as a tagged bigint that Spark reads only as TIMESTAMP_NTZ. A table may hold both. Files
+    whose dates reach before 1583 take the exact calendar path (:mod:`hiveacid_sql.exec.columns`).
     """
     schema = spark_schema(columns)
     ts_names = {n.lower() for n, t in columns if t.name == "timestamp"}
     fs, _ = filesystem_for(table.location)
-    groups: dict[frozenset[str], list[str]] = {}
+    groups: dict[tuple[frozenset[str], bool], list[str]] = {}
     for path, spark_path in _orc_files(table.location):
-        groups.setdefault(_ntz_columns(fs, path, ts_names), []).append(spark_path)
+        key = (_ntz_columns(fs, path, ts_names), read_footer(fs, path).pre_gregorian)
+        groups.setdefault(key, []).append(spark_path)
     frames = []
-    for ntz, paths in groups.items():
+    for (ntz, as_text), paths in groups.items():
         # TIMESTAMP_NTZ files are read as they are; for the others every timestamp (even nested) is
-        # asked for as TIMESTAMP, then turned into the table's type.
+        # asked for as TIMESTAMP (or as text), then turned into the table's type.
         physical = T.StructType(
             [
-                T.StructField(n, to_spark_type(t, physical=n.lower() not in ntz), True)
+                T.StructField(n, to_spark_type(t, physical=n.lower() not in ntz, dates_as_text=as_text), True)
                 for n, t in columns
             ]
         )
-        df = spark.read.schema(physical).orc(paths)
+        df = read_orc(spark, physical, paths, dates_as_text=as_text)
         out = [
-            F.col(name) if name.lower() in ntz else to_table_type(F.col(name), htype, htype).alias(name)
+            F.col(name) if name.lower() in ntz else to_table_type(F.col(name), htype, htype, dates_as_text=as_text).alias(name)
             for name, htype in columns
         ]
         frames.append(df.select(*out))
     return union_all(frames) if frames else spark.createDataFrame([], schema)
 
 
+def _has_temporal(t: HiveType) -> bool:
+    if t.name in ("date", "timestamp"):
+        return True
+    return any(_has_temporal(c[1] if isinstance(c, tuple) else c) for c in t.children)
+
+
 def read_plain(spark: SparkSession, table: TableDef) -> DataFrame:
     """The rows of a plain table (an empty frame if its directory holds no data yet)."""
     columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
     schema = spark_schema(columns)
-    fmt, options = _format(table)
-    if fmt == "orc" and any(t.name == "timestamp" for _, t in columns):
-        return _read_orc_timestamps(spark, table, columns)
-    reader = spark.read.format(fmt).schema(schema).options(**options)
+    fmt = _format(table)
+    if fmt == "textfile":
+        return read_text_table(spark, table.location, columns)
+    if fmt == "orc" and any(_has_temporal(t) for _, t in columns):
+        return _read_orc_temporal(spark, table, columns)
+    reader = spark.read.format(fmt).schema(schema).options(**(_PARQUET_READ if fmt == "parquet" else {}))
     try:
         return reader.load(table.location)
     except Exception:  # noqa: BLE001 - an empty or missing directory reads as an empty table
@@ -115,9 +132,15 @@ def read_plain(spark: SparkSession, table: TableDef) -> DataFrame:
 
 def write_plain(df: DataFrame, table: TableDef, *, overwrite: bool) -> None:
     """Append (or overwrite) the rows of ``df`` to a plain table's directory."""
-    fmt, options = _format(table)
+    fmt = _format(table)
+    if fmt == "textfile":
+        columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
+        write_text_table(df, table.location, columns, overwrite=overwrite)
+        return
+    options: dict[str, str] = {}
     if fmt == "orc":
-        df = _ntz_as_instants(df)
+        df = _ntz_as_instants(refuse_unstorable_values(df))
+        options = PROLEPTIC_WRITE
     df.write.format(fmt).options(**options).mode("overwrite" if overwrite else "append").save(table.location)
 
 

@@ -82,7 +82,8 @@ def _events_frame(
                 out.append(F.lit(None).cast(target).alias(name))
             else:
                 phys_name, phys_type = row_fields[i]
-                out.append(to_table_type(F.col(c_row).getField(phys_name), phys_type, htype).alias(name))
+                value = F.col(c_row).getField(phys_name)
+                out.append(to_table_type(value, phys_type, htype, dates_as_text=group[0].pre_gregorian).alias(name))
         frames.append(df.select(*out))
     return union_all(frames) if frames else None
 

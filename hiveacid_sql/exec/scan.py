@@ -38,7 +38,7 @@ from hiveacid_sql.acid.scan_files import group_by_schema, is_event_file, origina
 from hiveacid_sql.acid.scan_files import join_path as join_path
 from hiveacid_sql.acid.scan_files import snapshot_files as snapshot_files
 from hiveacid_sql.acid.writeids import ValidWriteIdList
-from hiveacid_sql.exec.columns import to_table_type
+from hiveacid_sql.exec.columns import read_orc, to_table_type
 from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID
 
@@ -112,11 +112,13 @@ def partition_values(part_dir: Column, partition_columns: Sequence[tuple[str, Hi
 def _read_events(
     spark: SparkSession, footers: list[OrcFooter], keys: Sequence[str]
 ) -> tuple[DataFrame, list[tuple[str, HiveType]]]:
-    """Spark DataFrame over event files that share one physical schema, asking for all six columns."""
+    """Spark DataFrame over event files that share one physical schema and calendar path (one group of
+    :func:`_group_by_schema`), asking for all six columns."""
     row_fields = _row_fields(footers[0])
     root = parse_hive_type(footers[0].type_string)
-    schema = spark_schema([(n, t) for n, t in root.fields], physical=True)
-    df = spark.read.schema(schema).orc([f.path for f in footers])
+    as_text = footers[0].pre_gregorian
+    schema = spark_schema([(n, t) for n, t in root.fields], physical=True, dates_as_text=as_text)
+    df = read_orc(spark, schema, [f.path for f in footers], dates_as_text=as_text)
     # Physical names may differ in case (lower-case Impala/Hive 2 files): Spark matches case-insensitively.
     cols = [F.col(name) for name, _ in root.fields]
     keep_all_six = (
@@ -144,7 +146,8 @@ def _insert_frame(
     for i, (name, htype) in enumerate(table_columns):
         if i < len(row_fields):
             phys_name, phys_type = row_fields[i]
-            out.append(to_table_type(F.col(row).getField(phys_name), phys_type, htype).alias(name))
+            value = F.col(row).getField(phys_name)
+            out.append(to_table_type(value, phys_type, htype, dates_as_text=footers[0].pre_gregorian).alias(name))
         else:  # written before ALTER TABLE ADD COLUMNS: Hive reads the new column as NULL
             out.append(F.lit(None).cast(to_spark_type(htype)).alias(name))
     return df.select(*out)

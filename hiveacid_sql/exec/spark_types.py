@@ -2,9 +2,10 @@
 
 Two views of the same Hive type are needed: the *table* view users query (a Hive ``timestamp`` is a
 wall-clock value, so Spark ``TIMESTAMP_NTZ``) and the *physical* view Spark's ORC reader accepts for
-the bytes on disk (an ORC ``timestamp`` can only be read as Spark ``TIMESTAMP``). ``varchar``/``char``
-become ``string`` because Spark has no length-checked string type outside its own catalog; lengths
-are enforced by the ORC writer.
+the bytes on disk (an ORC ``timestamp`` can only be read as Spark ``TIMESTAMP``; with ``dates_as_text``
+ORC dates and timestamps are asked for as ``string``, the exact path of :mod:`hiveacid_sql.exec.columns`).
+``varchar``/``char`` become ``string`` because Spark has no length-checked string type outside its own
+catalog; lengths are enforced by the ORC writer.
 """
 
 from __future__ import annotations
@@ -29,9 +30,12 @@ _PRIMITIVES: dict[str, T.DataType] = {
 }
 
 
-def to_spark_type(hive_type: HiveType | str, *, physical: bool = False) -> T.DataType:
-    """Spark type for a Hive type; ``physical=True`` gives the type Spark's ORC reader must be asked for."""
+def to_spark_type(hive_type: HiveType | str, *, physical: bool = False, dates_as_text: bool = False) -> T.DataType:
+    """Spark type for a Hive type; ``physical=True`` gives the type Spark's ORC reader must be asked for,
+    ``dates_as_text`` (physical only) asks for dates and timestamps as their text."""
     t = parse_hive_type(hive_type) if isinstance(hive_type, str) else hive_type
+    if physical and dates_as_text and t.name in ("date", "timestamp"):
+        return T.StringType()
     if t.name in _PRIMITIVES:
         return _PRIMITIVES[t.name]
     if t.name == "timestamp":
@@ -39,17 +43,23 @@ def to_spark_type(hive_type: HiveType | str, *, physical: bool = False) -> T.Dat
     if t.name == "decimal":
         precision, scale = t.params
         return T.DecimalType(precision, scale)
+
+    def child(c: HiveType) -> T.DataType:
+        return to_spark_type(c, physical=physical, dates_as_text=dates_as_text)
+
     if t.name == "array":
-        return T.ArrayType(to_spark_type(t.children[0], physical=physical), True)
+        return T.ArrayType(child(t.children[0]), True)
     if t.name == "map":
-        return T.MapType(to_spark_type(t.children[0], physical=physical), to_spark_type(t.children[1], physical=physical), True)
+        return T.MapType(child(t.children[0]), child(t.children[1]), True)
     if t.name == "struct":
-        return T.StructType(
-            [T.StructField(name, to_spark_type(child, physical=physical), True) for name, child in t.fields]
-        )
+        return T.StructType([T.StructField(name, child(c), True) for name, c in t.fields])
     raise TypeError(f"no Spark type for Hive type {t.to_string()}")
 
 
-def spark_schema(columns: list[tuple[str, HiveType]], *, physical: bool = False) -> T.StructType:
+def spark_schema(
+    columns: list[tuple[str, HiveType]], *, physical: bool = False, dates_as_text: bool = False
+) -> T.StructType:
     """A Spark struct of the given (name, Hive type) columns."""
-    return T.StructType([T.StructField(n, to_spark_type(t, physical=physical), True) for n, t in columns])
+    return T.StructType(
+        [T.StructField(n, to_spark_type(t, physical=physical, dates_as_text=dates_as_text), True) for n, t in columns]
+    )

@@ -68,9 +68,9 @@ def test_spark_reads_both_writers_alike(spark, tmp_path: Path) -> None:
         results[kind] = ([r.asDict(recursive=True) for r in all_rows], [r.t for r in ts_rows])
     assert results["fast"] == results["pyorc"]
     all_rows, ts_rows = results["fast"]
-    # Spark's ORC reader (ORC Java) reads days before 1582-10-15 in the hybrid Julian calendar while both
-    # ORC C++ writers store proleptic Gregorian values: year 1 moves by two days, for both writers alike.
-    assert ts_rows == [dt.datetime(1, 1, 3), *ts_values[1:]]
+    # Both writers store proleptic Gregorian values and say so in the footer (calendar PROLEPTIC_GREGORIAN),
+    # so even Spark's own reader, which assumes hybrid days, gets year 1 right (unmarked, it read 0001-01-03).
+    assert ts_rows == ts_values
     assert [r["wall"] for r in all_rows] == [
         dt.datetime(1900, 3, 4, 5, 6, 7),
         dt.datetime(9999, 12, 31, 23, 59, 59, 999999),
