@@ -196,8 +196,63 @@ def _read_orc(fs: pafs.FileSystem, path: str, columns: list[str], stripe: int | 
             if stripe is None:
                 return orc.read(columns=columns)
             return pa.Table.from_batches([orc.read_stripe(stripe, columns=columns)])
-    except (pa.ArrowInvalid, OSError) as exc:
+    except pa.ArrowInvalid as exc:
+        if "out of range for nanosecond" in str(exc):
+            return _read_orc_micros(fs, path, columns, stripe)
         raise AcidFormatError(f"cannot read ORC file {path}: {exc}") from exc
+    except OSError as exc:
+        raise AcidFormatError(f"cannot read ORC file {path}: {exc}") from exc
+
+
+class _MicrosConverter(pyorc.converters.ORCConverter):
+    """ORC timestamps as microseconds since the epoch (pyarrow's reader only has nanoseconds)."""
+
+    @staticmethod
+    def from_orc(seconds: int, nanoseconds: int, timezone: object) -> int:
+        return seconds * 1_000_000 + nanoseconds // 1000
+
+    @staticmethod
+    def to_orc(obj: object, timezone: object) -> tuple[int, int]:  # pragma: no cover - never written
+        raise NotImplementedError
+
+
+def _micros_type(t: pa.DataType) -> pa.DataType:
+    if pa.types.is_timestamp(t):
+        return pa.timestamp("us")
+    if pa.types.is_struct(t):
+        return pa.struct([pa.field(f.name, _micros_type(f.type)) for f in t])
+    if pa.types.is_map(t):
+        return pa.map_(_micros_type(t.key_type), _micros_type(t.item_type))
+    if pa.types.is_list(t):
+        return pa.list_(_micros_type(t.value_type))
+    return t
+
+
+def _read_orc_micros(fs: pafs.FileSystem, path: str, columns: list[str], stripe: int | None) -> pa.Table:
+    """The slow path for a file holding timestamps outside pyarrow's nanosecond range (before 1677 or after
+    2262): the rows through pyorc, timestamps as microseconds (one Python object per value, so only here)."""
+    with fs.open_input_file(path) as f:
+        schema = porc.ORCFile(f).schema
+    with fs.open_input_file(path) as f:
+        reader = pyorc.Reader(
+            f, struct_repr=pyorc.StructRepr.DICT, timezone=zoneinfo.ZoneInfo("UTC"),
+            converters={pyorc.TypeKind.TIMESTAMP: _MicrosConverter},
+        )
+        rows = list(reader.read_stripe(stripe) if stripe is not None else reader)
+    table = pa.Table.from_pylist(rows, schema=pa.schema([pa.field(f.name, _micros_type(f.type)) for f in schema]))
+    out: dict[str, pa.ChunkedArray] = {}
+    for name in columns:  # "row.x" asks for field x of the struct column row, as pyarrow's reader takes it
+        top, _, child = name.partition(".")
+        if not child:
+            out[top] = table.column(top)
+            continue
+        parent = table.column(top).combine_chunks()
+        picked = out.get(top)
+        fields = [*(list(picked.type) if picked is not None else []), parent.type.field(child)]
+        arrays = [*(picked.combine_chunks().flatten() if picked is not None else []), parent.field(child)]
+        out[top] = pa.chunked_array([pa.StructArray.from_arrays(arrays, fields=fields, mask=parent.is_null())])
+    order = [c.name for c in schema if c.name in out]
+    return pa.table({name: out[name] for name in order})
 
 
 def _only_events_of(footer: OrcFooter, op: int) -> bool:

@@ -125,6 +125,16 @@ def test_every_type(acid, warehouse):
     assert t.schema.field("ts").type == pa.timestamp("us") and t.schema.field("vc").metadata == {b"hive.type": b"varchar(5)"}
 
 
+def test_dates_before_1582_read_as_hive_3_1_reads_them(acid, warehouse):
+    # Proleptic Gregorian, as Hive 3.1 and the Spark reader (see README, Types): pyarrow returns the day numbers
+    # the file holds, which both ORC writers store in that calendar.
+    acid.sql(f"CREATE TABLE old (d date, ts timestamp) {ACID}")
+    acid.sql("INSERT INTO old VALUES (DATE '1000-01-01', TIMESTAMP '1500-03-01 10:00:00.5'), (DATE '1582-10-10', NULL)")
+    t = assert_same(acid, warehouse, "old")
+    assert sorted(r["d"] for r in t.to_pylist()) == [dt.date(1000, 1, 1), dt.date(1582, 10, 10)]
+    assert dt.datetime(1500, 3, 1, 10, 0, 0, 500000) in t.column("ts").to_pylist()
+
+
 def test_added_columns_read_as_null_in_older_files(acid, warehouse):
     acid.sql(f"CREATE TABLE ev (id int, s string) {ACID}")
     acid.sql("INSERT INTO ev VALUES (1, 'a')")
