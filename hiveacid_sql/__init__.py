@@ -8,7 +8,8 @@
 >>> acid.sql("UPDATE employee SET salary = 7000 WHERE id = 1")
 
 The engine (and so PySpark) is imported on first use of ``connect``/``Session``, so the format layer
-(``hiveacid_sql.acid``) and the store (``hiveacid_sql.txn``) stay importable without starting Spark.
+(``hiveacid_sql.acid``), the store (``hiveacid_sql.txn``) and ``read_table`` (a snapshot as a
+``pyarrow.Table``, no JVM) stay usable without Spark.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from hiveacid_sql.errors import HiveAcidError, PlanError, SqlError, UnsupportedS
 if TYPE_CHECKING:
     from hiveacid_sql.engine.connect import connect
     from hiveacid_sql.engine.session import Session
+    from hiveacid_sql.reader import read_table
     from hiveacid_sql.results import DmlResult
 
 __version__ = "0.1.0"
@@ -35,6 +37,7 @@ __all__ = [
     "__version__",
     "connect",
     "errors",
+    "read_table",
 ]
 
 
@@ -54,6 +57,10 @@ def __getattr__(name: str) -> Any:
         from hiveacid_sql.engine.session import Session
 
         return Session
+    if name == "read_table":  # pyarrow only: no PySpark, no JVM
+        from hiveacid_sql.reader import read_table
+
+        return read_table
     if name == "DmlResult":
         from hiveacid_sql.results import DmlResult
 

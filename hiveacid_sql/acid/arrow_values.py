@@ -120,7 +120,7 @@ def _conform(arr: pa.Array, t: HiveType, what: str, where: str, arrow_orc: bool)
     if name in ("array", "map"):
         return _conform_nested_list(arr, t, target, what, where, arrow_orc)
     if name == "decimal":
-        return _decimal(arr, t.precision, t.scale, what, where)
+        return conform_decimal(arr, t.precision, t.scale, what, where)
     arr = _cast(arr, target, what, where)
     if name == "varchar":
         return _truncate(arr, t.length)
@@ -176,7 +176,7 @@ def _truncate(arr: pa.Array, length: int) -> pa.Array:
     return arr
 
 
-def _decimal(arr: pa.Array, precision: int, scale: int, what: str, where: str) -> pa.Array:
+def conform_decimal(arr: pa.Array, precision: int, scale: int, what: str, where: str) -> pa.Array:
     """Round HALF_UP (away from zero) to ``scale``; NULL where the result needs more than ``precision``."""
     target = pa.decimal128(precision, scale)
     if arr.type == target:

@@ -21,24 +21,23 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import pyarrow.fs as pafs
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from hiveacid_sql.acid.codec import encode_bucket
-from hiveacid_sql.acid.compaction import without_unfinished_publish
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
-from hiveacid_sql.acid.listing import filesystem_for, list_acid_dir
-from hiveacid_sql.acid.names import parse_bucket_file, parse_original_file
+from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.acid.orc_footer import OrcFooter, read_footer
 from hiveacid_sql.acid.partitions import DEFAULT_PARTITION_NAME, escape_path_name
-from hiveacid_sql.acid.state import AcidState, get_acid_state
+from hiveacid_sql.acid.scan_files import DirFiles as DirFiles
+from hiveacid_sql.acid.scan_files import ScanFiles as ScanFiles
+from hiveacid_sql.acid.scan_files import group_by_schema, is_event_file, original_slices, row_fields
+from hiveacid_sql.acid.scan_files import join_path as join_path
+from hiveacid_sql.acid.scan_files import snapshot_files as snapshot_files
 from hiveacid_sql.acid.writeids import ValidWriteIdList
-from hiveacid_sql.errors import AcidFormatError
 from hiveacid_sql.exec.columns import read_orc, to_table_type
 from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID
@@ -47,42 +46,11 @@ ROW_ID = "row__id"
 #: Delete events (counted in the delete deltas' ORC footers) up to which the anti join broadcasts them:
 #: about 40 bytes a key, so the largest broadcast is tens of MB.
 BROADCAST_DELETES_MAX_ROWS = 1_000_000
-_EVENT_PREFIX = ["operation", "originalTransaction", "bucket", "rowId", "currentTransaction"]
-
-
-@dataclass(frozen=True)
-class DirFiles:
-    """What a snapshot reads in one ACID directory (the table, or one partition): absolute paths by role."""
-
-    part_dir: str  # '' for an un-partitioned table, else Hive's escaped ``p=v/q=w``
-    state: AcidState
-    data_files: tuple[str, ...]
-    delete_files: tuple[str, ...]
-    original_files: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class ScanFiles:
-    """What a snapshot reads, per ACID directory, for EXPLAIN and for the scan itself."""
-
-    dirs: tuple[DirFiles, ...]
-
-    @property
-    def state(self) -> AcidState:
-        """The state of an un-partitioned table's single directory."""
-        return self.dirs[0].state
-
-    @property
-    def data_files(self) -> tuple[str, ...]:
-        return tuple(p for d in self.dirs for p in d.data_files)
-
-    @property
-    def delete_files(self) -> tuple[str, ...]:
-        return tuple(p for d in self.dirs for p in d.delete_files)
-
-    @property
-    def original_files(self) -> tuple[str, ...]:
-        return tuple(p for d in self.dirs for p in d.original_files)
+# The pure pieces (which files, event-file schema checks, original files' row ids) live in acid/ so the Arrow
+# reader shares them; the names stay importable from here.
+_row_fields = row_fields
+_is_event_file = is_event_file
+_group_by_schema = group_by_schema
 
 
 def frame_schema(table_columns: Sequence[tuple[str, HiveType]]) -> T.StructType:
@@ -103,92 +71,11 @@ def union_all(frames: Sequence[DataFrame]) -> DataFrame:
     return functools.reduce(DataFrame.unionByName, frames)
 
 
-def join_path(base: str, rel: str) -> str:
-    """Join a table location and a relative path with '/' (pyarrow.fs paths are '/' separated)."""
-    return base.rstrip("/") + "/" + rel.lstrip("/")
-
-
-def _bucket_of(path: str) -> int | None:
-    name = path.rsplit("/", 1)[-1]
-    parsed = parse_original_file(name)
-    return parse_bucket_file(name) if parsed is None else parsed[0]
-
-
-def dir_files(
-    fs: pafs.FileSystem,
-    location: str,
-    write_ids: ValidWriteIdList,
-    part_dir: str = "",
-    buckets: frozenset[int] | None = None,
-) -> DirFiles:
-    """List one ACID directory and choose the snapshot's files (no data read yet).
-
-    ``buckets`` (bucket pruning) keeps only the ``bucket_N`` files (and originals) of those bucket ids.
-    """
-    root = join_path(location, part_dir) if part_dir else location
-    state = get_acid_state(without_unfinished_publish(list_acid_dir(fs, root)), write_ids)
-    data: list[str] = []
-    if state.base is not None:
-        data += [join_path(root, f.path) for f in state.base_files]
-    for delta in state.deltas:
-        data += [join_path(root, f.path) for f in state.delta_files.get(delta.name, ())]
-    deletes = [join_path(root, f.path) for d in state.delete_deltas for f in state.delta_files.get(d.name, ())]
-    originals = [join_path(root, f.path) for f in state.originals]
-    if buckets is not None:
-        data, deletes = [p for p in data if _bucket_of(p) in buckets], [p for p in deletes if _bucket_of(p) in buckets]
-        originals = [p for p in originals if _bucket_of(p) in buckets]
-    return DirFiles(part_dir, state, tuple(data), tuple(deletes), tuple(originals))
-
-
-def snapshot_files(
-    fs: pafs.FileSystem,
-    location: str,
-    write_ids: ValidWriteIdList,
-    part_dirs: Sequence[str] = ("",),
-    buckets: frozenset[int] | None = None,
-) -> ScanFiles:
-    """The snapshot's files of the table (``part_dirs`` = the partitions to read, already pruned)."""
-    return ScanFiles(tuple(dir_files(fs, location, write_ids, d, buckets) for d in part_dirs))
-
-
 def valid_write_id(col: Column, write_ids: ValidWriteIdList) -> Column:
     cond = col <= F.lit(write_ids.high_watermark)
     if write_ids.exceptions:
         cond = cond & ~col.isin(list(write_ids.exceptions))
     return cond
-
-
-def _row_fields(footer: OrcFooter) -> list[tuple[str, HiveType]]:
-    root = parse_hive_type(footer.type_string)
-    if root.name != "struct":
-        raise AcidFormatError(f"{footer.path} is not an ACID event file: schema {footer.type_string}")
-    names = [n.lower() for n, _ in root.fields]
-    if names[:5] != [n.lower() for n in _EVENT_PREFIX] or len(names) != 6 or names[5] != "row":
-        raise AcidFormatError(f"{footer.path} is not an ACID event file: schema {footer.type_string}")
-    row = root.fields[5][1]
-    if row.name != "struct":
-        raise AcidFormatError(f"{footer.path} is not an ACID event file: row is {row.to_string()}")
-    return list(row.fields)
-
-
-def _is_event_file(footer: OrcFooter) -> bool:
-    """Whether the file's schema is the ACID event schema (field names compared case-insensitively)."""
-    try:
-        _row_fields(footer)
-    except AcidFormatError:
-        return False
-    return True
-
-
-def group_by_schema(footers: Iterable[OrcFooter]) -> dict[tuple[str, bool], list[OrcFooter]]:
-    """Files that one Spark read can take together: same physical schema, same calendar path
-    (:mod:`hiveacid_sql.exec.columns`: files reaching before 1583 read their dates as text)."""
-    groups: dict[tuple[str, bool], list[OrcFooter]] = {}
-    for footer in footers:
-        if footer.num_rows == 0:
-            continue  # empty files carry no events (Trino exempts them from every check too)
-        groups.setdefault((footer.type_string, footer.pre_gregorian), []).append(footer)
-    return groups
 
 
 def _uri_decode(col: Column) -> Column:
@@ -226,7 +113,7 @@ def read_events(
     spark: SparkSession, footers: list[OrcFooter], keys: Sequence[str]
 ) -> tuple[DataFrame, list[tuple[str, HiveType]]]:
     """Spark DataFrame over event files that share one physical schema and calendar path (one group of
-    :func:`group_by_schema`), asking for all six columns."""
+    :func:`_group_by_schema`), asking for all six columns."""
     row_fields = _row_fields(footers[0])
     root = parse_hive_type(footers[0].type_string)
     as_text = footers[0].pre_gregorian
@@ -283,20 +170,8 @@ def _originals_frame(
     dirs: Sequence[DirFiles],
     table_columns: Sequence[tuple[str, HiveType]],
 ) -> DataFrame | None:
-    """Original files with Hive's synthetic row ids: per bucket id, row counts of earlier files + position."""
-    jobs = []
-    for d in dirs:
-        offsets: dict[int, int] = {}
-        for path in d.original_files:  # already in Hive's Path order
-            if path not in footers:
-                continue  # an ACID-schema file in an original's place, read as events
-            parsed = parse_original_file(path.rsplit("/", 1)[-1])
-            bucket_id = parsed[0] if parsed else 0
-            start = offsets.get(bucket_id, 0)
-            n = footers[path].num_rows
-            offsets[bucket_id] = start + n
-            if n:
-                jobs.append((path, encode_bucket(bucket_id, 0), start, d.part_dir))
+    """Original files with Hive's synthetic row ids (:func:`original_slices`), read in Python tasks."""
+    jobs = [(o.path, o.bucket, o.start, o.part_dir) for o in original_slices(dirs, {p: f.num_rows for p, f in footers.items()})]
     if not jobs:
         return None
     from hiveacid_sql.exec.tasks import read_originals_task
@@ -327,7 +202,7 @@ def scan_table(
     data_footers = [read_footer(fs, p) for p in files.data_files]
     frames = [
         _insert_frame(spark, group, table_columns, keys, write_ids)
-        for group in group_by_schema(data_footers).values()
+        for group in _group_by_schema(data_footers).values()
     ]
     if files.original_files:
         orig_footers = [read_footer(fs, p) for p in files.original_files]
@@ -337,7 +212,7 @@ def scan_table(
         event_footers = [f for f in orig_footers if f.num_rows and _is_event_file(f)]
         event_paths = {f.path for f in event_footers}
         frames += [
-            _insert_frame(spark, group, table_columns, keys, None) for group in group_by_schema(event_footers).values()
+            _insert_frame(spark, group, table_columns, keys, None) for group in _group_by_schema(event_footers).values()
         ]
         plain = {f.path: f for f in orig_footers if f.path not in event_paths}
         originals = _originals_frame(spark, fs_uri, plain, files.dirs, table_columns)
@@ -348,7 +223,7 @@ def scan_table(
     else:
         data = union_all(frames)
         delete_footers = [read_footer(fs, p) for p in files.delete_files]
-        delete_groups = list(group_by_schema(delete_footers).values())
+        delete_groups = list(_group_by_schema(delete_footers).values())
         if delete_groups:
             deletes = union_all([_delete_frame(spark, group, keys, write_ids) for group in delete_groups])
             if sum(f.num_rows for f in delete_footers) <= BROADCAST_DELETES_MAX_ROWS:

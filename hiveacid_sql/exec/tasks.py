@@ -270,7 +270,8 @@ def write_events_task(sink: TableSink) -> TaskFn:
 
 
 def read_originals_task(fs_uri: str, columns: Sequence[tuple[str, str]], out_schema) -> TaskFn:
-    """Read original (pre-ACID) ORC files by position and give each row Hive's synthetic row id.
+    """Read original (pre-ACID) ORC files by position and give each row Hive's synthetic row id
+    (:func:`hiveacid_sql.acid.arrow_scan.original_rows`, which the Arrow reader uses too).
 
     Job rows: ``path``, ``bucket`` (encoded bucket property), ``start`` (row id of the file's first row) and
     ``part_dir`` (the partition directory the file belongs to), passed through to the output.
@@ -278,37 +279,21 @@ def read_originals_task(fs_uri: str, columns: Sequence[tuple[str, str]], out_sch
     from pyspark.sql.pandas.types import to_arrow_schema
 
     arrow_schema = to_arrow_schema(out_schema)
-    col_names = [n for n, _ in columns]
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        import numpy as np
-        import pyarrow.orc as porc
-
+        from hiveacid_sql.acid.arrow_scan import original_rows
+        from hiveacid_sql.acid.hive_types import parse_hive_type
         from hiveacid_sql.acid.listing import filesystem_for
+        from hiveacid_sql.acid.scan_files import OriginalSlice
 
         fs, _ = filesystem_for(fs_uri)
+        table_columns = [(n, parse_hive_type(t)) for n, t in columns]
         for job in batches:
             for item in job.to_pylist():
-                with fs.open_input_file(item["path"]) as f:
-                    table = porc.ORCFile(f).read()
-                n = table.num_rows
-                start = item["start"]
-                arrays = [
-                    pa.repeat(pa.scalar(item["part_dir"], pa.string()), n),
-                    pa.repeat(pa.scalar(0, pa.int64()), n),
-                    pa.repeat(pa.scalar(item["bucket"], pa.int32()), n),
-                    pa.array(np.arange(start, start + n, dtype=np.int64)),
-                ]
-                for i, name in enumerate(col_names):
-                    target_type = arrow_schema.field(name).type
-                    if i < table.num_columns:
-                        col = table.column(i)
-                        if pa.types.is_timestamp(col.type):
-                            col = col.cast(pa.timestamp("us"), safe=False)
-                        arrays.append(col.cast(target_type, safe=False))
-                    else:
-                        arrays.append(pa.nulls(n, target_type))
-                out = pa.Table.from_arrays(arrays, schema=arrow_schema)
+                piece = OriginalSlice(item["path"], item["bucket"], item["start"], item["part_dir"])
+                rows = original_rows(fs, piece, table_columns)
+                part_dir = pa.repeat(pa.scalar(piece.part_dir, pa.string()), rows.num_rows)
+                out = pa.Table.from_arrays([part_dir, *rows.columns], names=arrow_schema.names).cast(arrow_schema)
                 yield from out.to_batches()
 
     return run

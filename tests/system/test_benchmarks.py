@@ -44,7 +44,9 @@ def test_every_scenario_times_ours_and_its_peers(results) -> None:
         for contender, stats in result["contenders"].items():
             assert len(stats["seconds"]) == 1 and stats["seconds"][0] > 0, (name, contender)
             assert stats["peak_rss_mb"] > 0 and stats["rss_growth_mb"] >= 0, (name, contender)
-            assert stats["median_cpu_seconds"] > 0, (name, contender)
+            # Measured for everyone; a peer reading a few hundred rows in Python may stay under one clock tick.
+            assert stats["median_cpu_seconds"] >= 0, (name, contender)
+            assert contender != OURS or stats["median_cpu_seconds"] > 0, (name, contender)
         assert set(result["ratios"]) == set(result["contenders"]) - {OURS}
         assert result["tracemalloc_peak_mb"] > 0
 

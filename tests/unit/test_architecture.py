@@ -145,7 +145,8 @@ ALLOWED: dict[str, set[str]] = {
     "engine": SHARED | {"compactor", "exec", "plan", "sql", "txn", "acid"},
     "cli": SHARED | {"engine", "compactor", "exec", "plan", "sql", "txn", "acid"},
     "jupyter": SHARED | {"cli", "engine", "sql", "acid"},
-    "hiveacid_sql": SHARED | {"engine", "jupyter"},
+    "reader": SHARED | {"acid", "txn"},  # read_table: pyarrow only, no Spark
+    "hiveacid_sql": SHARED | {"engine", "jupyter", "reader"},
 }
 
 

@@ -1,0 +1,197 @@
+"""What a snapshot reads, before any data is read: files per directory, their roles, and row-id offsets.
+
+Shared by both readers of a snapshot: the Spark scan (:mod:`hiveacid_sql.exec.scan`) and the Arrow reader
+(:mod:`hiveacid_sql.acid.arrow_scan`), so the two cannot disagree on which files hold the table:
+
+* :func:`snapshot_files` runs ``getAcidState`` (:mod:`hiveacid_sql.acid.state`) in every partition directory
+  and sorts the chosen files into insert-event files (base and insert deltas), delete-event files and
+  original (pre-ACID) files, with optional bucket pruning;
+* :func:`row_fields` / :func:`is_event_file` check a file's ORC schema against the ACID event schema
+  (field names compared case-insensitively, as Hive does for files of older writers);
+* :func:`original_slices` gives each original file Hive's synthetic row ids: per bucket id, the row counts of
+  the files sorting before it (``Path.compareTo``) plus the position in the file.
+
+No Spark, no SQL: paths, ORC footers and pyarrow filesystems only.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import pyarrow.fs as pafs
+
+from hiveacid_sql.acid.codec import encode_bucket
+from hiveacid_sql.acid.compaction import without_unfinished_publish
+from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
+from hiveacid_sql.acid.listing import list_acid_dir
+from hiveacid_sql.acid.names import parse_bucket_file, parse_original_file
+from hiveacid_sql.acid.orc_footer import OrcFooter
+from hiveacid_sql.acid.state import AcidState, get_acid_state
+from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.errors import AcidFormatError
+
+#: The five key columns of an ACID event file, in order (the sixth is the ``row`` struct).
+EVENT_PREFIX = ("operation", "originalTransaction", "bucket", "rowId", "currentTransaction")
+
+
+@dataclass(frozen=True)
+class DirFiles:
+    """What a snapshot reads in one ACID directory (the table, or one partition): absolute paths by role."""
+
+    part_dir: str  # '' for an un-partitioned table, else Hive's escaped ``p=v/q=w``
+    state: AcidState
+    data_files: tuple[str, ...]
+    delete_files: tuple[str, ...]
+    original_files: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ScanFiles:
+    """What a snapshot reads, per ACID directory, for EXPLAIN and for the scan itself."""
+
+    dirs: tuple[DirFiles, ...]
+
+    @property
+    def state(self) -> AcidState:
+        """The state of an un-partitioned table's single directory."""
+        return self.dirs[0].state
+
+    @property
+    def data_files(self) -> tuple[str, ...]:
+        return tuple(p for d in self.dirs for p in d.data_files)
+
+    @property
+    def delete_files(self) -> tuple[str, ...]:
+        return tuple(p for d in self.dirs for p in d.delete_files)
+
+    @property
+    def original_files(self) -> tuple[str, ...]:
+        return tuple(p for d in self.dirs for p in d.original_files)
+
+
+def join_path(base: str, rel: str) -> str:
+    """Join a table location and a relative path with '/' (pyarrow.fs paths are '/' separated)."""
+    return base.rstrip("/") + "/" + rel.lstrip("/")
+
+
+def _bucket_of(path: str) -> int | None:
+    name = path.rsplit("/", 1)[-1]
+    parsed = parse_original_file(name)
+    return parse_bucket_file(name) if parsed is None else parsed[0]
+
+
+def dir_files(
+    fs: pafs.FileSystem,
+    location: str,
+    write_ids: ValidWriteIdList,
+    part_dir: str = "",
+    buckets: frozenset[int] | None = None,
+) -> DirFiles:
+    """List one ACID directory and choose the snapshot's files (no data read yet).
+
+    ``buckets`` (bucket pruning) keeps only the ``bucket_N`` files (and originals) of those bucket ids.
+    """
+    root = join_path(location, part_dir) if part_dir else location
+    state = get_acid_state(without_unfinished_publish(list_acid_dir(fs, root)), write_ids)
+    data: list[str] = []
+    if state.base is not None:
+        data += [join_path(root, f.path) for f in state.base_files]
+    for delta in state.deltas:
+        data += [join_path(root, f.path) for f in state.delta_files.get(delta.name, ())]
+    deletes = [join_path(root, f.path) for d in state.delete_deltas for f in state.delta_files.get(d.name, ())]
+    originals = [join_path(root, f.path) for f in state.originals]
+    if buckets is not None:
+        data, deletes = [p for p in data if _bucket_of(p) in buckets], [p for p in deletes if _bucket_of(p) in buckets]
+        originals = [p for p in originals if _bucket_of(p) in buckets]
+    return DirFiles(part_dir, state, tuple(data), tuple(deletes), tuple(originals))
+
+
+def snapshot_files(
+    fs: pafs.FileSystem,
+    location: str,
+    write_ids: ValidWriteIdList,
+    part_dirs: Sequence[str] = ("",),
+    buckets: frozenset[int] | None = None,
+) -> ScanFiles:
+    """The snapshot's files of the table (``part_dirs`` = the partitions to read, already pruned)."""
+    return ScanFiles(tuple(dir_files(fs, location, write_ids, d, buckets) for d in part_dirs))
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(type_string: str) -> HiveType:
+    return parse_hive_type(type_string)
+
+
+def event_fields(footer: OrcFooter) -> list[tuple[str, HiveType]]:
+    """The six top-level fields of an ACID event file as the file names them (an error for any other schema)."""
+    root = _parsed(footer.type_string)
+    if root.name != "struct":
+        raise AcidFormatError(f"{footer.path} is not an ACID event file: schema {footer.type_string}")
+    names = [n.lower() for n, _ in root.fields]
+    if names[:5] != [n.lower() for n in EVENT_PREFIX] or len(names) != 6 or names[5] != "row":
+        raise AcidFormatError(f"{footer.path} is not an ACID event file: schema {footer.type_string}")
+    if root.fields[5][1].name != "struct":
+        raise AcidFormatError(f"{footer.path} is not an ACID event file: row is {root.fields[5][1].to_string()}")
+    return list(root.fields)
+
+
+def row_fields(footer: OrcFooter) -> list[tuple[str, HiveType]]:
+    """The fields of an event file's ``row`` struct: the table's columns as written (matched by position)."""
+    return list(event_fields(footer)[5][1].fields)
+
+
+def is_event_file(footer: OrcFooter) -> bool:
+    """Whether the file's schema is the ACID event schema (field names compared case-insensitively)."""
+    try:
+        event_fields(footer)
+    except AcidFormatError:
+        return False
+    return True
+
+
+def group_by_schema(footers: Iterable[OrcFooter]) -> dict[tuple[str, bool], list[OrcFooter]]:
+    """Non-empty files that one Spark read can take together: same physical schema, same calendar path
+    (:mod:`hiveacid_sql.exec.columns`: files reaching before 1583 read their dates as text)."""
+    groups: dict[tuple[str, bool], list[OrcFooter]] = {}
+    for footer in footers:
+        if footer.num_rows == 0:
+            continue  # empty files carry no events (Trino exempts them from every check too)
+        groups.setdefault((footer.type_string, footer.pre_gregorian), []).append(footer)
+    return groups
+
+
+@dataclass(frozen=True)
+class OriginalSlice:
+    """One original file and the synthetic row id of its first row.
+
+    Hive's rule (``OrcRawRecordMerger``, ``VectorizedOrcAcidRowBatchReader.computeOffsetAndBucket``): the
+    originalTransaction is 0, the bucket property encodes the bucket id of the file name (statement 0), and
+    the row id is the number of rows of the files of the same bucket id that sort before it, plus the row's
+    position in the file.
+    """
+
+    path: str
+    bucket: int  # the encoded bucket property
+    start: int  # row id of the file's first row
+    part_dir: str
+
+
+def original_slices(dirs: Sequence[DirFiles], num_rows: Mapping[str, int]) -> list[OriginalSlice]:
+    """The non-empty original files of ``dirs`` that are read as originals (those in ``num_rows``, which gives
+    each one's row count; files left out are read as something else) with their first synthetic row id."""
+    out: list[OriginalSlice] = []
+    for d in dirs:
+        offsets: dict[int, int] = {}
+        for path in d.original_files:  # already in Hive's Path order
+            if path not in num_rows:
+                continue
+            parsed = parse_original_file(path.rsplit("/", 1)[-1])
+            bucket_id = parsed[0] if parsed else 0
+            start = offsets.get(bucket_id, 0)
+            n = num_rows[path]
+            offsets[bucket_id] = start + n
+            if n:
+                out.append(OriginalSlice(path, encode_bucket(bucket_id, 0), start, d.part_dir))
+    return out

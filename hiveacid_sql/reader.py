@@ -1,0 +1,415 @@
+"""``read_table``: a Hive ACID table snapshot as a ``pyarrow.Table``, with no Spark and no JVM.
+
+For everything that is not Spark: pandas, DuckDB, polars, a notebook on a laptop, a service that only
+reads. The reading rules are those of the Spark reader, shared with it through the format layer
+(:mod:`hiveacid_sql.acid.scan_files` chooses the files with the port of Hive's ``getAcidState``,
+:mod:`hiveacid_sql.acid.arrow_scan` reads them, :mod:`hiveacid_sql.acid.versions` does time travel); this
+module only resolves what to read: a table of the transaction store (its location, partitions, the
+snapshot's valid write ids, its write history for time travel, a read lease so the compaction cleaner keeps
+the files while they are read) or a bare directory, where every write id on disk counts as committed, as a
+table adopted with ``CREATE TABLE .. LOCATION`` does.
+
+Importing this module imports neither PySpark nor SQLAlchemy; the store (and SQLAlchemy) only when a table
+name is read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import socket
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TypeAlias
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.fs as pafs
+
+from hiveacid_sql.acid.arrow_scan import (
+    ROW_ID,
+    scan_snapshot,
+    table_schema,
+    to_table_values,
+    writer_offset_seconds,
+)
+from hiveacid_sql.acid.arrow_values import arrow_type
+from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
+from hiveacid_sql.acid.listing import discover_partitions, filesystem_for, list_acid_dir, max_write_id_on_disk
+from hiveacid_sql.acid.names import is_hidden, parse_dir_name
+from hiveacid_sql.acid.orc_footer import read_footer
+from hiveacid_sql.acid.partitions import parse_partition_name
+from hiveacid_sql.acid.scan_files import ScanFiles, join_path, row_fields, snapshot_files
+from hiveacid_sql.acid.versions import VersionRequest, as_of, timestamp_ms, version_part_dirs
+from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.errors import AcidFormatError, HiveAcidError, PlanError, TimeTravelError
+
+__all__ = ["read_table"]
+
+Filter: TypeAlias = "pc.Expression | Sequence[Any]"
+Columns = list[tuple[str, HiveType]]
+#: How long the read lease of a ``read_table`` call lasts at most (it is released when the read ends).
+READ_LEASE_SECONDS = 3600.0
+
+
+def read_table(
+    table: str | os.PathLike[str],
+    *,
+    warehouse: str | os.PathLike[str] | None = None,
+    store_url: str | None = None,
+    version: int | None = None,
+    timestamp: str | dt.datetime | None = None,
+    columns: Sequence[str] | None = None,
+    filter: Filter | None = None,  # pyarrow's and pandas' name for it
+    row_id: bool = False,
+    schema: str | None = None,
+    threads: int | None = None,
+) -> pa.Table:
+    """Read a snapshot of a Hive ACID table into a ``pyarrow.Table`` with pyarrow alone (no JVM, no PySpark).
+
+    ``table`` is a table name (``"db.t"`` or ``"t"`` in database ``default``), resolved through the
+    transaction store, or a table directory (a path with a ``/``, a ``pathlib.Path`` or a URI such as
+    ``s3://bucket/t``), read without a store: every write id on disk counts as committed, partitions are the
+    ``k=v`` directories (values as strings) and the columns are those of the newest file unless ``schema``
+    gives them (``"id int, name varchar(10)"``, matched by position as Hive does).
+
+    * ``warehouse`` / ``store_url``: where the store is, as :func:`hiveacid_sql.connect` finds it (default:
+      ``sqlite:///<warehouse>/.hiveacid/txn.db``, warehouse ``./warehouse``). The store must exist.
+    * ``version``: the table as it stood when that write id committed (``VERSION AS OF``); ``timestamp``: as
+      committed at that time (``TIMESTAMP AS OF``; a string is UTC unless it names a zone; needs the store).
+    * ``columns``: the columns to return, in that order (fewer columns, less read).
+    * ``filter``: a ``pyarrow.compute`` expression or pyarrow's DNF tuples (``[("year", "=", 2024)]``);
+      conditions on partition columns alone skip whole partitions, the rest filter rows after reading.
+    * ``row_id``: add Hive's ``row__id`` struct<writeid, bucketid, rowid> as the first column.
+
+    Plain (non-transactional) ORC and Parquet tables of the store are read too. A Hive ``timestamp`` is a
+    wall-clock value: an Arrow ``timestamp[us]`` without zone.
+
+    >>> import hiveacid_sql, duckdb
+    >>> acid = hiveacid_sql.connect(warehouse=warehouse)
+    >>> _ = acid.sql("CREATE TABLE emp (id int, name string) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+    >>> _ = acid.sql("INSERT INTO emp VALUES (1, 'Jerry'), (2, 'Tom')")
+    >>> _ = acid.sql("DELETE FROM emp WHERE id = 1")
+    >>> t = hiveacid_sql.read_table("emp", warehouse=warehouse)
+    >>> t.to_pylist()
+    [{'id': 2, 'name': 'Tom'}]
+    >>> hiveacid_sql.read_table("emp", warehouse=warehouse, version=1).num_rows
+    2
+    >>> duckdb.sql("SELECT count(*) FROM t").fetchall()      # DuckDB reads the Arrow table in place
+    [(1,)]
+    >>> t.to_pandas().name.tolist()                          # polars: polars.from_arrow(t)
+    ['Tom']
+    """
+    if version is not None and timestamp is not None:
+        raise PlanError("read_table takes version= or timestamp=, not both")
+    request = _request(version, timestamp, str(table))
+    if _is_location(table):
+        if timestamp is not None:
+            raise TimeTravelError("timestamp= needs the table's write history: read it by name through the store")
+        return _read_location(str(table), request, columns, filter, row_id, schema, threads)
+    if schema is not None:
+        raise PlanError("schema= is for a table directory; a table of the store has its own columns")
+    return _read_named(str(table), warehouse, store_url, request, columns, filter, row_id, threads)
+
+
+# ------------------------------------------------------------------------------------------ resolution
+def _is_location(table: str | os.PathLike[str]) -> bool:
+    if isinstance(table, os.PathLike):
+        return True
+    return "/" in table or "\\" in table or "://" in table
+
+
+def _request(version: int | None, timestamp: str | dt.datetime | None, name: str) -> VersionRequest | None:
+    if version is not None:
+        if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+            raise TimeTravelError(f"version= needs a write id (a non-negative integer) for {name}, not {version!r}")
+        return VersionRequest("VERSION", version)
+    if timestamp is not None:
+        if isinstance(timestamp, dt.datetime):
+            stamp = timestamp if timestamp.tzinfo else timestamp.replace(tzinfo=dt.timezone.utc)
+            return VersionRequest("TIMESTAMP", int(stamp.timestamp() * 1000), f"'{timestamp.isoformat(' ')}'")
+        return VersionRequest("TIMESTAMP", timestamp_ms(str(timestamp), name), f"'{timestamp}'")
+    return None
+
+
+def _store_url(warehouse: str | os.PathLike[str] | None, store_url: str | None) -> str:
+    """The store :func:`hiveacid_sql.connect` would use; it must already exist (a reader never creates one)."""
+    if store_url is not None:
+        return store_url
+    root = Path(warehouse if warehouse is not None else Path.cwd() / "warehouse").expanduser().resolve()
+    path = root / ".hiveacid" / "txn.db"
+    if not path.is_file():
+        raise HiveAcidError(f"No transaction store at {path}: pass warehouse= or store_url=, or a table directory")
+    return f"sqlite:///{path}"
+
+
+def _read_named(
+    name: str,
+    warehouse: str | os.PathLike[str] | None,
+    store_url: str | None,
+    request: VersionRequest | None,
+    columns: Sequence[str] | None,
+    filter: Filter | None,
+    row_id: bool,
+    threads: int | None,
+) -> pa.Table:
+    from hiveacid_sql.txn import TxnStore
+    from hiveacid_sql.txn.compactions import ReadLeases
+
+    db, _, tname = name.rpartition(".")
+    db = (db or "default").strip().lower()
+    tname = tname.strip().lower()
+    store = TxnStore(_store_url(warehouse, store_url))
+    try:
+        tdef = store.catalog.get_table(db, tname)
+        cols = [(c.name, parse_hive_type(c.type)) for c in tdef.columns]
+        part_cols = [(c.name, parse_hive_type(c.type)) for c in tdef.partition_keys]
+        if not tdef.is_transactional:
+            if request is not None:
+                raise TimeTravelError(f"{request.kind} AS OF needs a transactional table; {tdef.qualified_name} is not one")
+            return _read_plain(tdef.location, tdef.storage_format, cols, columns, filter, row_id)
+        fs, path = filesystem_for(tdef.location)
+        leases = ReadLeases(store.engine)
+        # As every SELECT of the engine: the lease comes before the snapshot and the listing, so the cleaner
+        # keeps what this read needs until it is released.
+        lease = leases.acquire([(db, tname)], seconds=READ_LEASE_SECONDS, host=socket.gethostname(),
+                               agent="hiveacid-sql read_table")
+        try:
+            current = store.snapshot([(db, tname)]).write_ids(db, tname)
+            part_dirs = [p.name for p in store.catalog.list_partitions(db, tname)] if part_cols else [""]
+            part_dirs = _prune(part_dirs, part_cols, filter)
+            ids = current
+            if request is not None:
+                commits = {e.write_id: e.commit_time_ms for e in store.table_history(db, tname) if e.txn_id is not None}
+                ids = as_of(current, request, tdef.qualified_name, commits)
+                created = store.catalog.partition_write_ids(db, tname) if part_cols else {}
+                part_dirs = version_part_dirs(fs, path, tdef.qualified_name, current, ids, part_dirs, created)
+            files = snapshot_files(fs, path, ids, part_dirs)
+            return _scan(fs, files, cols, part_cols, ids, columns, filter, row_id, threads)
+        finally:
+            leases.release(lease)
+    finally:
+        store.close()
+
+
+def _read_location(
+    location: str,
+    request: VersionRequest | None,
+    columns: Sequence[str] | None,
+    filter: Filter | None,
+    row_id: bool,
+    schema: str | None,
+    threads: int | None,
+) -> pa.Table:
+    fs, path = filesystem_for(location)
+    if fs.get_file_info(path).type != pafs.FileType.Directory:
+        raise AcidFormatError(f"Not a table directory: {location}")
+    keys = _partition_keys(fs, path)
+    part_dirs = discover_partitions(fs, path, keys) if keys else [""]
+    part_cols = [(k, parse_hive_type("string")) for k in keys]
+    highest = max((max_write_id_on_disk(list_acid_dir(fs, join_path(path, d) if d else path)) for d in part_dirs), default=0)
+    current = ValidWriteIdList.all_committed(None, highest)  # the adoption rule: everything on disk committed
+    ids = current if request is None else as_of(current, request, location)
+    part_dirs = _prune(part_dirs, part_cols, filter)
+    if request is not None:
+        part_dirs = version_part_dirs(fs, path, location, current, ids, part_dirs, {})
+    files = snapshot_files(fs, path, ids, part_dirs)
+    cols = _columns_of(schema) if schema is not None else _columns_on_disk(fs, files)
+    return _scan(fs, files, cols, part_cols, ids, columns, filter, row_id, threads)
+
+
+def _partition_keys(fs: pafs.FileSystem, path: str) -> list[str]:
+    """Partition keys of a table directory: the ``k=`` names of its first chain of ``k=v`` directories."""
+    keys: list[str] = []
+    here = path
+    while True:
+        infos = fs.get_file_info(pafs.FileSelector(here, allow_not_found=True))
+        subdirs = sorted(
+            i.base_name for i in infos
+            if i.type == pafs.FileType.Directory and not is_hidden(i.base_name) and "=" in i.base_name
+            and _not_acid_dir(i.base_name)
+        )
+        if not subdirs:
+            return keys
+        keys.append(parse_partition_name(subdirs[0])[0][0])
+        here = join_path(here, subdirs[0])
+
+
+def _not_acid_dir(name: str) -> bool:
+    try:
+        return parse_dir_name(name) is None
+    except AcidFormatError:
+        return True
+
+
+def _columns_of(ddl: str) -> Columns:
+    """``"id int, m map<string,int>"`` as (name, HiveType) pairs (commas inside <> and () belong to types)."""
+    parsed = parse_hive_type(f"struct<{','.join(_split_columns(ddl))}>")
+    return list(parsed.fields)
+
+
+def _split_columns(ddl: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in ddl:
+        depth += ch in "<(" and 1 or (-1 if ch in ">)" else 0)
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    out = []
+    for part in (p.strip() for p in parts if p.strip()):
+        name, _, htype = part.partition(" ")
+        if not htype.strip():
+            raise PlanError(f"schema= needs 'name type' pairs, got {part!r}")
+        out.append(f"{name.strip('`')}:{htype.strip()}")
+    return out
+
+
+def _columns_on_disk(fs: pafs.FileSystem, files: ScanFiles) -> Columns:
+    """The table's columns as the newest file of the snapshot names them (the ``row`` fields of an event file,
+    the columns of an original file)."""
+    for path in reversed([*files.original_files, *files.data_files]):
+        footer = read_footer(fs, path)
+        try:
+            return row_fields(footer)
+        except AcidFormatError:
+            root = parse_hive_type(footer.type_string)
+            if root.name == "struct":
+                return list(root.fields)
+    return []
+
+
+# ------------------------------------------------------------------------------------------ filters
+def _expression(filter: Filter | None) -> pc.Expression | None:
+    if filter is None or isinstance(filter, pc.Expression):
+        return filter
+    import pyarrow.parquet as pq
+
+    return pq.filters_to_expression(filter)
+
+
+def _partition_expression(filter: Filter | None, keys: set[str]) -> pc.Expression | None:
+    """The part of ``filter`` that names partition columns only (None: no pruning possible).
+
+    DNF tuples are split by conjunct; an expression is used whole when it names partition columns only.
+    """
+    if filter is None or isinstance(filter, pc.Expression):
+        return filter
+    groups = [filter] if filter and isinstance(filter[0], tuple) else list(filter)
+    kept = []
+    for group in groups:
+        mine = [t for t in group if str(t[0]).lower() in keys]
+        if not mine:
+            return None  # one OR branch without a partition condition: every partition may match
+        kept.append(mine)
+    return _expression(kept)
+
+
+def _prune(part_dirs: list[str], part_cols: Columns, filter: Filter | None) -> list[str]:
+    """The partition directories whose values pass the partition conditions of ``filter``."""
+    if not part_cols or filter is None or part_dirs == [""]:
+        return part_dirs
+    expr = _partition_expression(filter, {n.lower() for n, _ in part_cols})
+    if expr is None:
+        return part_dirs
+    values = [[v for _k, v in parse_partition_name(d)] for d in part_dirs]
+    arrays = {
+        name: to_table_values(pa.array([row[i] for row in values], pa.string()), parse_hive_type("string"), htype)
+        for i, (name, htype) in enumerate(part_cols)
+    }
+    frame = pa.table({**arrays, "__dir": pa.array(part_dirs)})
+    try:
+        return frame.filter(expr).column("__dir").to_pylist()
+    except (pa.ArrowInvalid, pa.ArrowTypeError, KeyError):
+        return part_dirs  # names a data column: no pruning, rows are filtered after reading
+
+
+def _scan(
+    fs: pafs.FileSystem,
+    files: ScanFiles,
+    cols: Columns,
+    part_cols: Columns,
+    ids: ValidWriteIdList,
+    columns: Sequence[str] | None,
+    filter: Filter | None,
+    row_id: bool,
+    threads: int | None,
+) -> pa.Table:
+    names = [n for n, _ in cols] + [n for n, _ in part_cols]
+    missing = [c for c in columns or () if c.lower() not in {n.lower() for n in names}]
+    if missing:
+        raise PlanError(f"no column {missing[0]!r} in the table; columns: {', '.join(names)}")
+    expr = _expression(filter)
+    read_cols = None if expr is not None else columns  # the filter may name any column
+    out = scan_snapshot(fs, files, cols, part_cols, ids, columns=read_cols, row_id=row_id, threads=threads or _threads())
+    return _finish(out, expr, columns, row_id)
+
+
+def _finish(out: pa.Table, expr: pc.Expression | None, columns: Sequence[str] | None, row_id: bool) -> pa.Table:
+    if expr is not None:
+        try:
+            out = out.filter(expr)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+            raise PlanError(f"filter cannot be applied: {str(exc).splitlines()[0]}") from exc
+    if columns is not None:
+        lower = {n.lower(): n for n in out.schema.names}
+        missing = [c for c in columns if c.lower() not in lower]
+        if missing:
+            raise PlanError(f"no column {missing[0]!r} in the table; columns: {', '.join(out.schema.names)}")
+        out = out.select(([ROW_ID] if row_id else []) + [lower[c.lower()] for c in columns])
+    return out
+
+
+def _threads() -> int:
+    return max(1, min(8, os.cpu_count() or 1))
+
+
+# ------------------------------------------------------------------------------------------ plain tables
+def _read_plain(
+    location: str, storage_format: str, cols: Columns, columns: Sequence[str] | None, filter: Filter | None, row_id: bool
+) -> pa.Table:
+    """A plain ORC or Parquet table's files, columns matched by name (as Spark's readers do)."""
+    if row_id:
+        raise PlanError("row__id exists on transactional tables only")
+    fmt = storage_format.lower()
+    if fmt not in ("orc", "parquet"):
+        raise PlanError(f"read_table reads plain ORC and Parquet tables, not {fmt.upper()}")
+    fs, path = filesystem_for(location)
+    infos = fs.get_file_info(pafs.FileSelector(path, allow_not_found=True, recursive=False))
+    paths = sorted(i.path for i in infos if i.type == pafs.FileType.File and i.size and not is_hidden(i.base_name))
+    pieces = []
+    for p in paths:
+        with fs.open_input_file(p) as f:
+            if fmt == "orc":
+                import pyarrow.orc as porc
+
+                raw = porc.ORCFile(f).read()
+            else:
+                import pyarrow.parquet as pq
+
+                raw = pq.read_table(f)
+        by_name = {n.lower(): i for i, n in enumerate(raw.schema.names)}
+        stamps = fmt == "orc" and any(pa.types.is_timestamp(f.type) for f in raw.schema)
+        offset = writer_offset_seconds(fs, p) if stamps else 0
+        arrays = []
+        for name, htype in cols:
+            i = by_name.get(name.lower())
+            if i is None:
+                arrays.append(pa.nulls(raw.num_rows, arrow_type(htype)))
+                continue
+            phys = _hive_type_of(raw.schema.field(i).type)
+            arrays.append(pa.chunked_array(
+                [to_table_values(c, phys or htype, htype, offset) for c in raw.column(i).chunks], arrow_type(htype)
+            ))
+        pieces.append(pa.Table.from_arrays(arrays, schema=table_schema(cols)))
+    out = pa.concat_tables(pieces) if pieces else table_schema(cols).empty_table()
+    return _finish(out, _expression(filter), columns, False)
+
+
+def _hive_type_of(t: pa.DataType) -> HiveType | None:
+    """The Hive type a plain file's Arrow type stands for, for the conversion rules (None: same as the table)."""
+    if pa.types.is_timestamp(t):
+        return parse_hive_type("timestamp")
+    return None
