@@ -90,7 +90,7 @@ def compact(ctx: StatementContext, tree: nodes.Compact) -> DataFrame:
 
 def wait_for(ctx: StatementContext, compactor: Compactor, cq_id: int, poll_seconds: float = 0.2) -> None:
     """Until the request is past 'working': run it here when no compactor thread of the session will."""
-    thread = getattr(ctx, "_compactor_thread", None)
+    thread = ctx.compactor_thread
     runs_here = thread is None or not thread.alive or not thread.compactor.conf.get("hive.compactor.worker.threads")
     queue = compactor.queue
     while True:
