@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from sqlglot import exp
@@ -18,6 +19,7 @@ from hiveacid_sql.engine.context import StatementContext
 from hiveacid_sql.engine.statements import HANDLERS, Result
 from hiveacid_sql.engine.transaction import Transaction
 from hiveacid_sql.errors import HiveAcidError, TxnAbortedError, TxnStateError, UnsupportedStatementError
+from hiveacid_sql.exec.sources import formatted_sources
 from hiveacid_sql.plan.planner import Planner
 from hiveacid_sql.settings import Settings
 from hiveacid_sql.sql import nodes
@@ -56,16 +58,16 @@ class Session:
         return self.ctx.txns.timeout_s
 
     # -- public API -------------------------------------------------------------------------------
-    def sql(self, text: str, *, dry_run: bool = False) -> Result | None:
+    def sql(self, text: str, *, dry_run: bool = False, **kwargs: Any) -> Result | None:
         """Run one statement or several separated by ``;``; return the last one's result.
 
-        ``dry_run``: DML statements return the rows they would change (a DataFrame, see
-        :mod:`hiveacid_sql.engine.dryrun`) and commit nothing; queries run as usual; anything else is refused.
-        """
+        ``dry_run``: DML returns the rows it would change (:mod:`~hiveacid_sql.engine.dryrun`), commits nothing.
+        ``kwargs`` fill ``{name}`` fields as ``spark.sql`` does (``.. FROM {src}``, ``src=df``: a DataFrame)."""
         self._check_open()
         result: Result | None = None
-        for statement in parse(text):
-            result = self.run_statement(statement, dry_run=dry_run)
+        with formatted_sources(self.spark, text, kwargs) as formatted:
+            for statement in parse(formatted):
+                result = self.run_statement(statement, dry_run=dry_run)
         return result
 
     def table(self, name: str) -> DataFrame:
