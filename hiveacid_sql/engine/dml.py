@@ -19,12 +19,12 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from hiveacid_sql.acid.listing import filesystem_for
-from hiveacid_sql.engine.binder import spark_error
 from hiveacid_sql.engine.merge import MergeCounts, MergeRunner
-from hiveacid_sql.engine.plain import write_plain
 from hiveacid_sql.engine.transaction import Transaction
 from hiveacid_sql.errors import HiveAcidError
+from hiveacid_sql.exec.binder import spark_error
 from hiveacid_sql.exec.events import delete_events, insert_events, update_events
+from hiveacid_sql.exec.plain import write_plain
 from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir, static_part_dir
 from hiveacid_sql.exec.session import hive_value_semantics
 from hiveacid_sql.exec.shaping import shape_rows

@@ -22,9 +22,9 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from sqlglot import exp
 
-from hiveacid_sql.engine.binder import Binder
 from hiveacid_sql.engine.merge import cardinality_check
-from hiveacid_sql.engine.plain import read_plain
+from hiveacid_sql.exec.binder import Binder
+from hiveacid_sql.exec.plain import read_plain
 from hiveacid_sql.exec.routing import new_part_dir, static_part_dir
 from hiveacid_sql.exec.scan import ROW_ID
 from hiveacid_sql.exec.session import hive_value_semantics
