@@ -21,22 +21,11 @@ import multiprocessing
 import os
 import shutil
 import subprocess
-import uuid
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
-
-from tests.support.fixtures import TESTS
-
-#: Apache Hive's own schema scripts (release 3.1.0), copied from the project's shared fixtures.
-HIVE_SCHEMA_DIR = TESTS / "fixtures" / "hive-metastore"
-HIVE_SCHEMA_SCRIPTS = {
-    "postgresql": HIVE_SCHEMA_DIR / "hive-schema-3.1.0.postgres.sql",
-    "mysql": HIVE_SCHEMA_DIR / "hive-schema-3.1.0.mysql.sql",
-}
 
 #: JDBC driver jar and the Debian package that provides it, by SQLAlchemy dialect name.
 JDBC_DRIVERS: dict[str, tuple[Path, str, str]] = {
@@ -69,57 +58,6 @@ def ensure_jdbc_drivers() -> None:
     if done.returncode != 0 or still:
         last = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
         raise RuntimeError(f"could not install JDBC drivers {' '.join(missing)} with apt-get: {last}")
-
-
-# -- the database: a fresh one, created by Apache Hive's own script --------------------------------------------
-
-
-def load_hive_schema(url: str) -> None:
-    """Run Apache Hive's 3.1.0 schema script on the (empty) database ``url``, with the server's own client."""
-    u = sa.make_url(url)
-    dialect = u.get_backend_name()
-    script = HIVE_SCHEMA_SCRIPTS[dialect]
-    host, port, user = u.host or "127.0.0.1", str(u.port or ""), u.username or ""
-    env = dict(os.environ)
-    if dialect == "postgresql":
-        if u.password:
-            env["PGPASSWORD"] = u.password
-        cmd = ["psql", "-h", host, "-p", port or "5432", "-U", user, "-d", str(u.database), "-v", "ON_ERROR_STOP=1",
-               "-q", "-f", str(script)]
-        stdin = None
-    else:
-        if u.password:
-            env["MYSQL_PWD"] = u.password
-        cmd = ["mariadb", "-h", host, "-P", port or "3306", "-u", user, str(u.database)]
-        stdin = script.open("rb")
-    try:
-        done = subprocess.run(cmd, env=env, stdin=stdin, capture_output=True)
-    finally:
-        if stdin is not None:
-            stdin.close()
-    if done.returncode != 0:
-        err = done.stderr.decode(errors="replace").strip()
-        raise RuntimeError(f"loading {script.name} into {u.database} failed: {err}")
-
-
-@contextmanager
-def hive_database(admin_url: str) -> Iterator[str]:
-    """A brand-new database on the server of ``admin_url`` made by Hive's 3.1 script; its URL; dropped after."""
-    name = f"hivems_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(admin_url, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
-    is_pg = admin.dialect.name == "postgresql"
-    try:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f"CREATE DATABASE {name}")
-        try:
-            url = sa.make_url(admin_url).set(database=name).render_as_string(hide_password=False)
-            load_hive_schema(url)
-            yield url
-        finally:
-            with admin.connect() as conn:
-                conn.exec_driver_sql(f"DROP DATABASE IF EXISTS {name}{' WITH (FORCE)' if is_pg else ''}")
-    finally:
-        admin.dispose()
 
 
 def jdo_settings(url: str) -> dict[str, str]:

@@ -11,20 +11,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.hive_client import HiveClient, hive_database
-from tests.support.stores import MARIADB_ADMIN_URL, PG_ADMIN_URL
+from tests.support.hive_client import HiveClient
+from tests.support.stores import hive_store_url
 
 #: the backends Hive's client runs on (no SQLite: Hive has no SQLite schema and 2.3 no SQLite support)
 HIVE_BACKENDS = [
-    pytest.param(PG_ADMIN_URL, id="postgres", marks=pytest.mark.postgres),
-    pytest.param(MARIADB_ADMIN_URL, id="mariadb", marks=pytest.mark.mariadb),
+    pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
+    pytest.param("mariadb", id="mariadb", marks=pytest.mark.mariadb),
 ]
 
 
 @pytest.fixture(scope="module", params=HIVE_BACKENDS)
 def hive_db(request: pytest.FixtureRequest) -> Iterator[str]:
     """The SQLAlchemy URL of a brand-new database that Apache Hive's 3.1.0 script created (dropped after)."""
-    with hive_database(request.param) as url:
+    with hive_store_url(request.param) as url:
         yield url
 
 
