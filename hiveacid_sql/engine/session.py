@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
@@ -61,7 +60,7 @@ class Session:
     def sql(self, text: str, *, dry_run: bool = False, **kwargs: Any) -> Result | None:
         """Run one statement or several separated by ``;``; return the last one's result.
 
-        ``dry_run``: DML returns the rows it would change (:mod:`~hiveacid_sql.engine.dryrun`), commits nothing.
+        ``dry_run``: DML returns the rows it would change (:mod:`~hiveacid_sql.exec.dryrun`), commits nothing.
         ``kwargs`` fill ``{name}`` fields as ``spark.sql`` does (``.. FROM {src}``, ``src=df``: a DataFrame)."""
         self._check_open()
         result: Result | None = None
@@ -140,7 +139,7 @@ class Session:
         """True between BEGIN and its COMMIT / ROLLBACK (also once a failure aborted the transaction)."""
         return self.ctx.txns.open is not None or self.ctx.txns.aborted is not None
 
-    @contextmanager
+    @contextlib.contextmanager
     def atomic(self) -> Iterator[Session]:
         """``with acid.atomic():`` BEGIN, COMMIT at the end, ROLLBACK if the block raises."""
         self.begin()
