@@ -241,5 +241,5 @@ def _typed_values(values: exp.Values, columns: list[tuple[str, str]]) -> exp.Val
     for row in out.expressions:
         items = row.expressions if isinstance(row, exp.Tuple) else [row]
         for item, (column, htype) in zip(list(items), columns, strict=True):
-            item.replace(hive_cast(item.copy(), htype, column=column))
+            item.replace(hive_cast(item.copy(), htype, column=column, constant=True))
     return out

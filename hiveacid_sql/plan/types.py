@@ -131,12 +131,27 @@ def strict_casts(on: bool) -> Iterator[None]:
         _STRICT.reset(token)
 
 
+def _typed_not_string(expression: exp.Expr) -> bool:
+    """Whether the value's type is visibly not a string (``DATE '..'``, ``CAST(.. AS int)``, a number)."""
+    while isinstance(expression, exp.Paren):
+        expression = expression.this
+    if isinstance(expression, (exp.Cast, exp.TryCast)):
+        return not expression.to.is_type(*exp.DataType.TEXT_TYPES)
+    return isinstance(expression, exp.Boolean) or _number_literal(expression) is not None
+
+
 def hive_cast(
-    expression: exp.Expr, hive_type: HiveType | str, *, column: str = "", strict: bool | None = None
+    expression: exp.Expr,
+    hive_type: HiveType | str,
+    *,
+    column: str = "",
+    strict: bool | None = None,
+    constant: bool = False,
 ) -> exp.Expr:
     """``expression`` cast to the column type as Hive 3.1 casts a written value (see the module docstring);
     ``strict`` (default: the statement's :func:`strict_casts`): Spark's ANSI cast, and a value that does not
-    fit is an error naming it and ``column``."""
+    fit is an error naming it and ``column``. ``constant``: a VALUES item, which Spark must fold on the
+    driver, so a computed string in it (``concat(..)``) keeps Spark's cast (README: differences)."""
     t = parse_hive_type(hive_type) if isinstance(hive_type, str) else hive_type
     if isinstance(expression, exp.Null):
         return cast_to(expression.copy(), t)
@@ -147,6 +162,8 @@ def hive_cast(
         text = _string_literal(expression)
         if text is not None:  # folded here, by the same model the tasks run
             return _typed_literal(hive_timestamp(text) if t.name == "timestamp" else hive_date(text), t)
+        if constant or _typed_not_string(expression):
+            return plain
         function = STRING_TO_TIMESTAMP if t.name == "timestamp" else STRING_TO_DATE
         parsed = exp.Anonymous(this=function, expressions=[exp.Cast(this=expression.copy(), to=exp.DataType.build("string"))])
         return _when_type(expression, "= 'string'", parsed, plain)

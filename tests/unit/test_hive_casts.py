@@ -121,3 +121,12 @@ def test_literals_are_decided_on_the_driver():
     assert _sql(hive_cast(exp.Literal.number(3000000000), "int")) == "CAST(3000000000 AS INT)"  # wraps, as Hive
     assert _sql(hive_cast(exp.Literal.number("3000000000.5"), "int")) == "CAST(NULL AS INT)"  # isInt() false
     assert _sql(hive_cast(exp.Literal.number("-2147483648.9"), "int")) == "CAST(-2147483648.9 AS INT)"
+
+
+def test_values_items_and_typed_values_stay_plain():
+    """A VALUES item must fold on the driver (Spark's inline tables), and DATE '..' is no string."""
+    assert _sql(hive_cast(exp.func("concat", exp.column("a"), exp.column("b")), "date", constant=True)) == (
+        "CAST(CONCAT(a, b) AS DATE)"
+    )
+    date_literal = exp.maybe_parse("DATE '1969-07-20'", dialect="spark")
+    assert "TYPEOF" not in _sql(hive_cast(date_literal, "timestamp"))
