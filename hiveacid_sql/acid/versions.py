@@ -13,7 +13,7 @@ base exists, with the oldest version available named. A partition created after 
 skipped. Minor compaction keeps every write id's rows (they are filtered row by row), so versions inside a
 compacted delta range stay readable.
 
-Shared by the SQL engine (``VERSION AS OF`` / ``TIMESTAMP AS OF``, :mod:`hiveacid_sql.engine.timetravel`) and
+Shared by the SQL engine (``VERSION AS OF`` / ``TIMESTAMP AS OF``, :mod:`hiveacid_sql.exec.timetravel`) and
 the Arrow reader (:func:`hiveacid_sql.read_table`); no SQL, no Spark, no store: commit times come in as a
 ``{write id: commit time ms}`` mapping.
 """

@@ -22,9 +22,9 @@ from pyspark.sql import DataFrame, SparkSession
 from sqlglot import exp
 
 from hiveacid_sql.compactor.service import CompactorThread, wants_compactor
-from hiveacid_sql.engine.binder import Binder
 from hiveacid_sql.engine.transaction import Transaction, lock_components
 from hiveacid_sql.errors import TxnAbortedError, TxnStateError
+from hiveacid_sql.exec.binder import Binder
 from hiveacid_sql.plan.model import Plan, QueryPlan
 from hiveacid_sql.plan.planner import Planner
 from hiveacid_sql.settings import LOCK_RETRIES, LOCK_SLEEP, READ_LEASE_SECONDS, TXN_TIMEOUT, Settings

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from pyspark.sql import DataFrame
 from sqlglot import exp
 
-from hiveacid_sql.engine.binder import acid_files, write_id_list
 from hiveacid_sql.errors import UnsupportedStatementError
+from hiveacid_sql.exec.binder import acid_files, write_id_list
 from hiveacid_sql.exec.pruning import pruned_buckets
 from hiveacid_sql.exec.routing import static_part_dir
 from hiveacid_sql.exec.scan import ScanFiles
@@ -141,7 +141,7 @@ def _version_lines(ctx: StatementContext, plan, snapshot) -> list[str]:
     tree = plan.query
     if tree is None:
         return []
-    from hiveacid_sql.engine.timetravel import requested_version, version_files
+    from hiveacid_sql.exec.timetravel import requested_version, version_files
     from hiveacid_sql.sql.tree import catalog_tables, table_names
 
     by_name = {t.qualified_name: t for t in plan.reads.tables}

@@ -60,7 +60,7 @@ class Session:
         """Run one statement or several separated by ``;``; return the last one's result.
 
         ``dry_run``: DML statements return the rows they would change (a DataFrame, see
-        :mod:`hiveacid_sql.engine.dryrun`) and commit nothing; queries run as usual; anything else is refused.
+        :mod:`hiveacid_sql.exec.dryrun`) and commit nothing; queries run as usual; anything else is refused.
         """
         self._check_open()
         result: Result | None = None

@@ -16,11 +16,12 @@ from sqlglot import exp
 
 from hiveacid_sql.engine import compaction, ddl, show, txn_statements
 from hiveacid_sql.engine.context import StatementContext
-from hiveacid_sql.engine.dml import DmlRunner
-from hiveacid_sql.engine.dryrun import dry_run_frame
 from hiveacid_sql.engine.explain import explain
 from hiveacid_sql.engine.history import describe_history
+from hiveacid_sql.engine.writes import DmlRunner
 from hiveacid_sql.errors import PlanError, TxnStateError, UnsupportedStatementError
+from hiveacid_sql.exec.dryrun import dry_run_frame
+from hiveacid_sql.exec.session import hive_value_semantics
 from hiveacid_sql.results import DmlResult
 from hiveacid_sql.sql import nodes
 from hiveacid_sql.sql.parse import Statement
@@ -65,7 +66,8 @@ def dry_run(ctx: StatementContext, st: Statement) -> DataFrame:
     plan = ctx.planner.plan_dml(tree)
     tables = {t.qualified_name: t for t in plan.reads.tables}
     tables[plan.target.qualified_name] = plan.target
-    return dry_run_frame(ctx, plan, ctx.snapshot_for(list(tables.values())))
+    with ctx.bound(ctx.snapshot_for(list(tables.values()))) as binder, hive_value_semantics(ctx.spark):
+        return dry_run_frame(binder, plan, ctx.settings)
 
 
 def explain_statement(ctx: StatementContext, st: Statement) -> DataFrame:

@@ -8,8 +8,8 @@ import shutil
 import pytest
 
 from hiveacid_sql.acid.writeids import ValidWriteIdList
-from hiveacid_sql.engine.timetravel import VersionRequest, as_of
 from hiveacid_sql.errors import PlanError, TimeTravelError
+from hiveacid_sql.exec.timetravel import VersionRequest, as_of
 from hiveacid_sql.txn import TxnStore
 from hiveacid_sql.txn.history import ADOPTED, HistoryEntry, WriteRecord
 from tests.support.acid_files import listing

@@ -77,3 +77,38 @@ def open_and_commit(url: str, count: int) -> list[tuple[int, int]]:
         return ids
     finally:
         store.close()
+
+
+HIVE_SCRIPTS = Path(__file__).resolve().parent.parent / "fixtures" / "hive-metastore"
+
+
+def load_hive_script(url: str) -> None:
+    """Run Apache Hive's own 3.1.0 schema script (``tests/fixtures/hive-metastore``) on the empty database ``url``.
+
+    Statements are run one by one over SQLAlchemy's driver (no psql/mariadb client needed); the scripts'
+    comments, ``SET`` lines and MySQL's ``/*!..*/`` version comments are skipped.
+    """
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    script = "hive-schema-3.1.0.postgres.sql" if engine.dialect.name == "postgresql" else "hive-schema-3.1.0.mysql.sql"
+    text = (HIVE_SCRIPTS / script).read_text()
+    lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("--") and not ln.startswith("/*!")]
+    try:
+        with engine.begin() as conn:
+            if engine.dialect.name != "postgresql":  # the script creates tables before those they reference
+                conn.exec_driver_sql("SET FOREIGN_KEY_CHECKS=0")
+            for stmt in "\n".join(lines).split(";\n"):
+                stmt = stmt.strip().rstrip(";")
+                if not stmt or stmt.upper().startswith("SET "):
+                    continue
+                conn.exec_driver_sql(stmt.replace("%", "%%"))
+    finally:
+        engine.dispose()
+
+
+@contextmanager
+def hive_store_url(backend: str) -> Iterator[str]:
+    """A fresh database on ``backend`` ('postgres' or 'mariadb') holding what Hive's own 3.1.0 script creates."""
+    admin = PG_ADMIN_URL if backend == "postgres" else MARIADB_ADMIN_URL
+    with _server_database(admin) as url:
+        load_hive_script(url)
+        yield url

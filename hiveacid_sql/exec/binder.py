@@ -21,17 +21,17 @@ from sqlglot import exp
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.acid.writeids import ValidWriteIdList
-from hiveacid_sql.engine.plain import read_plain
-from hiveacid_sql.engine.timetravel import (
+from hiveacid_sql.errors import ExecutionError, HiveAcidError, PlanError
+from hiveacid_sql.exec.plain import read_plain
+from hiveacid_sql.exec.pruning import prune_partitions, pruned_buckets
+from hiveacid_sql.exec.scan import ScanFiles, scan_table, snapshot_files, user_columns, with_row_id
+from hiveacid_sql.exec.timetravel import (
     HistoryOf,
     PartitionWriteIds,
     VersionRequest,
     requested_version,
     version_files,
 )
-from hiveacid_sql.errors import ExecutionError, HiveAcidError, PlanError
-from hiveacid_sql.exec.pruning import prune_partitions, pruned_buckets
-from hiveacid_sql.exec.scan import ScanFiles, scan_table, snapshot_files, user_columns, with_row_id
 from hiveacid_sql.plan.model import BoundTables
 from hiveacid_sql.plan.pruning import TablePruning
 from hiveacid_sql.plan.target import is_target
