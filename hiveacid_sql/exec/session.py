@@ -43,6 +43,9 @@ def hive_value_semantics(spark: SparkSession) -> Iterator[None]:
     Spark fixes a cast's behaviour when the expression is analysed, so a plan built here keeps Hive's
     semantics even if it runs later; the caller's setting is restored on exit.
     """
+    from hiveacid_sql.exec.hive_casts import register_hive_casts
+
+    register_hive_casts(spark)  # the functions Hive's string -> timestamp / date casts call
     previous = spark.conf.get(_ANSI, None)
     spark.conf.set(_ANSI, "false")
     try:
