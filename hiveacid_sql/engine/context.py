@@ -16,10 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-
-from pyspark.sql import DataFrame, SparkSession
-from sqlglot import exp
+from typing import TYPE_CHECKING, Any
 
 from hiveacid_sql.compactor.service import CompactorThread, wants_compactor
 from hiveacid_sql.engine.transaction import Transaction, lock_components
@@ -32,6 +29,10 @@ from hiveacid_sql.settings import LOCK_RETRIES, LOCK_SLEEP, READ_LEASE_SECONDS, 
 from hiveacid_sql.txn import Snapshot, TableDef, TxnStore
 from hiveacid_sql.txn.compactions import ReadLeases
 from hiveacid_sql.txn.locks import LockComponent
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from sqlglot import exp
 
 
 class TransactionScope:
@@ -142,7 +143,7 @@ class StatementContext:
         self.settings = Settings()
         self.current_db = "default"
         self.planner = Planner(
-            lambda db, name: self.catalog.get_table(db, name), lambda: self.current_db, view_lookup(spark)
+            lambda db, name: self.catalog.get_table(db, name), lambda: self.current_db, is_view=view_lookup(spark)
         )
         self.txns = TransactionScope(store, self.settings)
         self.read_leases = ReadLeases(store.engine)

@@ -120,7 +120,7 @@ def test_an_unqualified_session_view_is_read_as_a_view_before_a_table(catalog: D
         asked[name] += 1
         return name in {"updates", "src"}
 
-    planner = Planner(catalog.get_table, lambda: "default", is_view)
+    planner = Planner(catalog.get_table, lambda: "default", is_view=is_view)
     p = plan(planner, "MERGE INTO employee t USING src s ON t.id = s.id WHEN MATCHED AND s.id IN (SELECT id FROM src) "
                       "THEN UPDATE SET salary = s.salary")
     assert isinstance(p, MergePlan)
