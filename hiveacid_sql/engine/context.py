@@ -16,10 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-
-from pyspark.sql import DataFrame, SparkSession
-from sqlglot import exp
+from typing import TYPE_CHECKING, Any
 
 from hiveacid_sql.compactor.service import CompactorThread, wants_compactor
 from hiveacid_sql.engine.transaction import Transaction, lock_components
@@ -31,6 +28,10 @@ from hiveacid_sql.settings import LOCK_RETRIES, LOCK_SLEEP, READ_LEASE_SECONDS, 
 from hiveacid_sql.txn import Snapshot, TableDef, TxnStore
 from hiveacid_sql.txn.compactions import ReadLeases
 from hiveacid_sql.txn.locks import LockComponent
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from sqlglot import exp
 
 
 class TransactionScope:

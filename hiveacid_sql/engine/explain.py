@@ -8,9 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pyspark.sql import DataFrame
-from sqlglot import exp
-
 from hiveacid_sql.errors import UnsupportedStatementError
 from hiveacid_sql.exec.binder import acid_files, write_id_list
 from hiveacid_sql.exec.pruning import pruned_buckets
@@ -30,6 +27,9 @@ from hiveacid_sql.plan.pruning import TablePruning
 from hiveacid_sql.txn import TableDef
 
 if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+    from sqlglot import exp
+
     from hiveacid_sql.engine.context import StatementContext
 
 

@@ -43,6 +43,9 @@ def hive_value_semantics(spark: SparkSession) -> Iterator[None]:
     Spark fixes a cast's behaviour when the expression is analysed, so a plan built here keeps Hive's
     semantics even if it runs later; the caller's setting is restored on exit.
     """
+    from hiveacid_sql.exec.hive_casts import register_hive_casts
+
+    register_hive_casts(spark)  # the functions Hive's string -> timestamp / date casts call
     previous = spark.conf.get(_ANSI, None)
     spark.conf.set(_ANSI, "false")
     try:
@@ -65,3 +68,17 @@ def local_session(conf: Mapping[str, str] | None = None, *, master: str = "local
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def active_session() -> SparkSession | None:
+    """The SparkSession already running in this process (a notebook kernel's), if any."""
+    return SparkSession.getActiveSession()
+
+
+def quiet_pyspark_error_logs(*, verbose: bool) -> None:
+    """PySpark logs every SQL error with its JVM stack trace as JSON on stderr; the runner already reports
+    the error on one line, so those logs only show with ``--verbose``."""
+    from pyspark.logger import PySparkLogger
+
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        PySparkLogger.getLogger(name).disabled = not verbose

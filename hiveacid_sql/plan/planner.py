@@ -26,7 +26,7 @@ from hiveacid_sql.plan.model import (
 from hiveacid_sql.plan.partition_spec import insert_spec
 from hiveacid_sql.plan.pruning import TablePruning, merge_pruning, table_pruning
 from hiveacid_sql.plan.target import is_target, set_assignments, target_table
-from hiveacid_sql.plan.types import cast_to
+from hiveacid_sql.plan.types import hive_cast, strict_casts
 from hiveacid_sql.sql.tree import catalog_tables, is_query, mentions_row_id, table_names, where_is
 from hiveacid_sql.txn import TableDef
 
@@ -36,9 +36,12 @@ TableLookup = Callable[[str, str], TableDef]
 class Planner:
     """Builds plans from parsed statements; ``lookup(db, name)`` is the catalog's table getter."""
 
-    def __init__(self, lookup: TableLookup, current_db: Callable[[], str]) -> None:
+    def __init__(
+        self, lookup: TableLookup, current_db: Callable[[], str], strict: Callable[[], bool] = lambda: False
+    ) -> None:
         self._lookup = lookup
         self._current_db = current_db
+        self._strict = strict  # hiveacid.strict.casts: the casts to column types are Spark's ANSI ones
         self._resolved: dict[tuple[str, str], TableDef] | None = None  # while one statement is planned
 
     @contextmanager
@@ -50,7 +53,8 @@ class Planner:
             return
         self._resolved = {}
         try:
-            yield
+            with strict_casts(self._strict()):
+                yield
         finally:
             self._resolved = None
 
@@ -134,7 +138,7 @@ class Planner:
                         f"{where_is(row)}Cannot insert into target table because column number/types are different "
                         f"'{target.name}': Table insclause-0 has {width} columns, but query has {count} columns."
                     )
-            source = _typed_values(source, [types[c] for c in order])
+            source = _typed_values(source, [(f"{target.qualified_name}.{c}", types[c]) for c in order])
         return InsertPlan(
             target=target,
             source=source,
@@ -227,7 +231,7 @@ class Planner:
         return self.plan(tree)  # type: ignore[return-value]  # not a query, so a DmlPlan
 
 
-def _typed_values(values: exp.Values, types: list[str]) -> exp.Values:
+def _typed_values(values: exp.Values, columns: list[tuple[str, str]]) -> exp.Values:
     """VALUES rows with every value cast to its target column's type, as Hive casts each value it inserts.
 
     Spark would otherwise first unify each VALUES column across rows and refuse e.g. a string in one row and
@@ -236,6 +240,6 @@ def _typed_values(values: exp.Values, types: list[str]) -> exp.Values:
     out = values.copy()
     for row in out.expressions:
         items = row.expressions if isinstance(row, exp.Tuple) else [row]
-        for item, htype in zip(list(items), types, strict=True):
-            item.replace(cast_to(item.copy(), htype))
+        for item, (column, htype) in zip(list(items), columns, strict=True):
+            item.replace(hive_cast(item.copy(), htype, column=column, constant=True))
     return out
