@@ -212,3 +212,36 @@ def test_the_session_stays_small() -> None:
     handlers (engine/statements.py) and the executors, so the file stays under 200 lines."""
     lines = (PACKAGE / "engine" / "session.py").read_text(encoding="utf-8").count("\n")
     assert lines < 200, f"engine/session.py has {lines} lines"
+
+
+def _plan_classes() -> set[str]:
+    """The plan classes of plan/model.py: ``Plan``, everything deriving from it, and the unions of them."""
+    tree = ast.parse((PACKAGE / "plan" / "model.py").read_text(encoding="utf-8"))
+    names = {"Plan"}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and any(isinstance(b, ast.Name) and b.id in names for b in node.bases):
+            names.add(node.name)
+    for node in tree.body:
+        is_union = isinstance(node, ast.Assign) and isinstance(node.value, ast.BinOp)
+        if is_union and {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)} <= names:
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
+def test_no_module_switches_on_the_plan_class() -> None:
+    """Consumers ask the plan (its target, reads, legs, locks, what EXPLAIN says); only the dispatch
+    registries (dicts keyed by plan class in exec/dml.py and exec/dryrun.py) know the classes, so adding a
+    statement kind is one plan class and one executor entry, no ``isinstance`` to find and extend."""
+    plans = _plan_classes()
+    assert {"Plan", "InsertPlan", "MergePlan", "DmlPlan"} <= plans
+    offenders = []
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"):
+                continue
+            classes = node.args[1] if len(node.args) == 2 else ast.Constant(None)
+            named = {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(classes)
+                     if isinstance(n, ast.Name | ast.Attribute)}
+            if named & plans:
+                offenders.append(f"{module}:{node.lineno} isinstance(.., {ast.unparse(classes)})")
+    assert offenders == []
