@@ -27,7 +27,14 @@ from hiveacid_sql.errors import TxnAbortedError, TxnStateError
 from hiveacid_sql.exec.binder import Binder
 from hiveacid_sql.plan.model import Plan, QueryPlan
 from hiveacid_sql.plan.planner import Planner
-from hiveacid_sql.settings import LOCK_RETRIES, LOCK_SLEEP, READ_LEASE_SECONDS, TXN_TIMEOUT, Settings
+from hiveacid_sql.settings import (
+    LOCK_RETRIES,
+    LOCK_SLEEP,
+    READ_LEASE_SECONDS,
+    STRICT_CASTS,
+    TXN_TIMEOUT,
+    Settings,
+)
 from hiveacid_sql.txn import Snapshot, TableDef, TxnStore
 from hiveacid_sql.txn.compactions import ReadLeases
 from hiveacid_sql.txn.locks import LockComponent
@@ -140,7 +147,10 @@ class StatementContext:
         self.catalog = store.catalog
         self.settings = Settings()
         self.current_db = "default"
-        self.planner = Planner(lambda db, name: self.catalog.get_table(db, name), lambda: self.current_db)
+        self.planner = Planner(
+            lambda db, name: self.catalog.get_table(db, name), lambda: self.current_db,
+            lambda: bool(self.settings.value(STRICT_CASTS)),
+        )
         self.txns = TransactionScope(store, self.settings)
         self.read_leases = ReadLeases(store.engine)
         self.lease_ids: list[int] = []  # leases of the DataFrames this connection returned
