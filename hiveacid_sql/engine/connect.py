@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
-
-from pyspark.sql import SparkSession
+from typing import TYPE_CHECKING, Any
 
 from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.engine.session import Session
 from hiveacid_sql.errors import HiveAcidError
+from hiveacid_sql.exec.session import active_session as active_session
 from hiveacid_sql.exec.session import local_session
+from hiveacid_sql.exec.session import quiet_pyspark_error_logs as quiet_pyspark_error_logs
 from hiveacid_sql.txn import TxnStore
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 
 def connect(

@@ -16,15 +16,13 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-
-from pyspark.sql import DataFrame, SparkSession
-from sqlglot import exp
+from typing import TYPE_CHECKING, Any
 
 from hiveacid_sql.compactor.service import CompactorThread, wants_compactor
 from hiveacid_sql.engine.transaction import Transaction, lock_components
 from hiveacid_sql.errors import TxnAbortedError, TxnStateError
 from hiveacid_sql.exec.binder import Binder
+from hiveacid_sql.exec.sources import view_lookup
 from hiveacid_sql.plan.model import Plan, QueryPlan
 from hiveacid_sql.plan.planner import Planner
 from hiveacid_sql.settings import (
@@ -38,6 +36,10 @@ from hiveacid_sql.settings import (
 from hiveacid_sql.txn import Snapshot, TableDef, TxnStore
 from hiveacid_sql.txn.compactions import ReadLeases
 from hiveacid_sql.txn.locks import LockComponent
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from sqlglot import exp
 
 
 class TransactionScope:
@@ -149,7 +151,7 @@ class StatementContext:
         self.current_db = "default"
         self.planner = Planner(
             lambda db, name: self.catalog.get_table(db, name), lambda: self.current_db,
-            lambda: bool(self.settings.value(STRICT_CASTS)),
+            lambda: bool(self.settings.value(STRICT_CASTS)), is_view=view_lookup(spark),
         )
         self.txns = TransactionScope(store, self.settings)
         self.read_leases = ReadLeases(store.engine)

@@ -9,9 +9,8 @@ kind: a node in ``sql/`` (parser), a plan in ``plan/`` if it reads or writes tab
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import cast
+from typing import TYPE_CHECKING, TypeAlias, cast
 
-from pyspark.sql import DataFrame
 from sqlglot import exp
 
 from hiveacid_sql.engine import compaction, ddl, show, txn_statements
@@ -28,7 +27,10 @@ from hiveacid_sql.sql import nodes
 from hiveacid_sql.sql.parse import Statement
 from hiveacid_sql.sql.tree import where_is
 
-Result = DataFrame | DmlResult
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+Result: TypeAlias = "DataFrame | DmlResult"
 Handler = Callable[[StatementContext, Statement], "Result | None"]
 
 #: Statements a dry run (``dry_run=True``, ``EXPLAIN ANALYZE``) answers with the rows they would change.

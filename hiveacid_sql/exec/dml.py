@@ -8,20 +8,22 @@ writes the files. Statement-sized event sets are written by the driver (one Spar
 shuffle, no Python workers); larger ones by Spark tasks.
 
 The dispatch by plan class is :func:`write_legs` (one writer per plan class, in ``_LEG_WRITERS``); the
-helpers the engine, EXPLAIN and the dry run share are public here: :func:`all_static`,
+helpers the engine, EXPLAIN and the dry run share are public: :func:`table_sink`,
 :func:`~hiveacid_sql.exec.routing.static_part_dir`, :func:`~hiveacid_sql.exec.merge.cardinality_check`.
+Plain (non-transactional) targets go through :func:`write_plain_target`, the same way by plan class.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from hiveacid_sql.acid.listing import filesystem_for
+from hiveacid_sql.errors import ExecutionError
 from hiveacid_sql.exec.events import delete_events, insert_events, update_events
 from hiveacid_sql.exec.merge import MergeCounts, write_merge
 from hiveacid_sql.exec.plain import write_plain
@@ -37,7 +39,7 @@ from hiveacid_sql.exec.write import (
     write_events_local,
     write_version_file,
 )
-from hiveacid_sql.plan.model import DeletePlan, DmlPlan, InsertPlan, MergePlan, UpdatePlan
+from hiveacid_sql.plan.model import DeletePlan, DmlPlan, InsertPlan, MergePlan, TruncatePlan, UpdatePlan
 from hiveacid_sql.settings import DRIVER_WRITE_MAX_ROWS, Settings
 from hiveacid_sql.txn import TableDef
 
@@ -50,12 +52,37 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Written:
     """What a statement's legs wrote: the files, the directories they landed in (empty bases included),
-    the TXN_COMPONENTS operation and MERGE's counts."""
+    the TXN_COMPONENTS operation and the row counts the statement reports (``DmlResult`` fields)."""
 
     files: list[FileWritten]
     directories: list[str]
     operation: str
-    merge: MergeCounts | None = None
+    counts: dict[str, Any]
+
+
+def _rows(files: list[FileWritten], kind: str) -> int:
+    return sum(f.rows for f in files if f.kind == kind)
+
+
+def _insert_delete_counts(files: list[FileWritten]) -> dict[str, Any]:
+    inserted, deleted = _rows(files, "insert"), _rows(files, "delete")
+    return {"num_inserted_rows": inserted, "num_deleted_rows": deleted, "num_affected_rows": inserted + deleted}
+
+
+def _merge_counts(merge: MergeCounts) -> dict[str, Any]:
+    per = merge.clauses
+    ins = sum(c.num_rows for c in per if c.action == "INSERT")
+    upd = sum(c.num_rows for c in per if c.action == "UPDATE")
+    dele = sum(c.num_rows for c in per if c.action == "DELETE")
+    return {
+        "num_inserted_rows": ins,
+        "num_updated_rows": upd,
+        "num_deleted_rows": dele,
+        "num_affected_rows": ins + upd + dele,
+        "num_source_rows": merge.source_rows,
+        "num_target_rows_matched": merge.target_rows_matched,
+        "clauses": per,
+    }
 
 
 def table_sink(table: TableDef, write_id: int, *, overwrite: bool) -> TableSink:
@@ -72,25 +99,20 @@ def table_sink(table: TableDef, write_id: int, *, overwrite: bool) -> TableSink:
     )
 
 
-def all_static(plan: InsertPlan) -> bool:
-    """The INSERT's PARTITION spec gives every partition column a value: it writes one directory."""
-    return plan.target.is_partitioned and len(plan.static_partitions) == len(plan.target.partition_keys)
-
-
 def write_legs(binder: Binder, plan: DmlPlan, sink: TableSink, statement_ids: list[int], settings: Settings) -> Written:
     """Find ``plan``'s rows at the binder's snapshot and write its legs (one writer per plan class); an
     INSERT OVERWRITE that wrote nothing where it overwrites leaves an empty base there."""
     assert plan.query is not None  # TRUNCATE writes no rows: write_empty_bases
     rows = binder.run(plan.query, plan.reads)
-    files, operation, merge = _LEG_WRITERS[type(plan)](binder, plan, rows, sink, statement_ids, settings)
+    files, operation, counts = _LEG_WRITERS[type(plan)](binder, plan, rows, sink, statement_ids, settings)
     fs, _ = filesystem_for(plan.target.location)
     directories = finish_directories(fs, sink, files)
     if plan.overwrites:
-        directories = _empty_overwritten_bases(binder, plan, sink, fs, directories)  # type: ignore[arg-type]
-    return Written(files, directories, operation, merge)
+        directories = _empty_overwritten_bases(binder, plan, sink, fs, directories)
+    return Written(files, directories, operation, counts)
 
 
-_Leg = tuple[list[FileWritten], str, MergeCounts | None]
+_Leg = tuple[list[FileWritten], str, dict[str, Any]]
 
 
 def _write_insert(
@@ -98,14 +120,16 @@ def _write_insert(
 ) -> _Leg:
     target = plan.target
     rows = shape_rows(rows, target, plan.column_order, plan.static_partitions)
-    static = static_part_dir(binder.spark, plan) if all_static(plan) else None
+    static = static_part_dir(binder.spark, plan) if plan.writes_one_partition else None
     events = insert_events(
         rows, [c.name for c in target.columns], stmt=statement_ids[0],
         part_dir=new_part_dir(target, static), bucket_id=new_bucket_id(target),
     )
     if plan.values:
-        return write_events_local(events.toArrow(), sink), "i", None
-    return write_events(events, sink, route="shuffle" if target.is_bucketed else "append"), "i", None
+        files = write_events_local(events.toArrow(), sink)
+    else:
+        files = write_events(events, sink, route="shuffle" if target.is_bucketed else "append")
+    return files, "i", _insert_delete_counts(files)
 
 
 def _write_update(
@@ -118,7 +142,9 @@ def _write_update(
         changed, [c.name for c in target.columns], stmt=statement_ids[0], data_types=data_types(target),
         new_part_dir=part_dir, new_bucket_id=bucket,
     )
-    return write_changes(events, sink, settings.value(DRIVER_WRITE_MAX_ROWS)), "u", None
+    files = write_changes(events, sink, settings.value(DRIVER_WRITE_MAX_ROWS))
+    updated = _rows(files, "delete")  # each updated row: one delete event and its new version
+    return files, "u", {"num_updated_rows": updated, "num_affected_rows": updated}
 
 
 def _write_delete(
@@ -126,14 +152,15 @@ def _write_delete(
 ) -> _Leg:
     target = plan.target
     events = delete_events(changed, [c.name for c in target.columns], stmt=statement_ids[0], data_types=data_types(target))
-    return write_changes(events, sink, settings.value(DRIVER_WRITE_MAX_ROWS)), "d", None
+    files = write_changes(events, sink, settings.value(DRIVER_WRITE_MAX_ROWS))
+    return files, "d", _insert_delete_counts(files)
 
 
 def _write_merge(
     binder: Binder, plan: MergePlan, classified: DataFrame, sink: TableSink, statement_ids: list[int], settings: Settings
 ) -> _Leg:
     files, merge = write_merge(plan, classified, statement_ids, sink, settings)
-    return files, "u", merge
+    return files, "u", _merge_counts(merge)
 
 
 #: The executor's dispatch by plan class: the one place that knows which writer a plan's rows go through.
@@ -146,12 +173,12 @@ _LEG_WRITERS: dict[type, Callable[..., _Leg]] = {
 
 
 def _empty_overwritten_bases(
-    binder: Binder, plan: InsertPlan, sink: TableSink, fs: FileSystem, directories: list[str]
+    binder: Binder, plan: DmlPlan, sink: TableSink, fs: FileSystem, directories: list[str]
 ) -> list[str]:
     """INSERT OVERWRITE that wrote no row into the partition it names (or the table) still hides the old
     rows there: an empty ``base_W``, as Hive writes."""
     target = plan.target
-    if target.is_partitioned and not all_static(plan):
+    if target.is_partitioned and not plan.writes_one_partition:
         return directories  # dynamic partitions: only those that received rows are overwritten
     part = static_part_dir(binder.spark, plan) if target.is_partitioned else ""
     base = sink.directory(0, 0)
@@ -160,6 +187,12 @@ def _empty_overwritten_bases(
         write_version_file(fs, f"{sink.location.rstrip('/')}/{rel}")
         directories = sorted([*directories, rel])
     return directories
+
+
+def truncate(plan: TruncatePlan, sink: TableSink, partitions: list[str], stmt: int) -> Written:
+    """TRUNCATE of an ACID table: an empty base in the table or in each of ``partitions``."""
+    directories = write_empty_bases(plan.target, sink, partitions, stmt)
+    return Written([], directories, "i", _insert_delete_counts([]))
 
 
 def write_empty_bases(table: TableDef, sink: TableSink, partitions: list[str], stmt: int) -> list[str]:
@@ -175,8 +208,15 @@ def write_empty_bases(table: TableDef, sink: TableSink, partitions: list[str], s
     return directories
 
 
-def insert_plain(binder: Binder, plan: InsertPlan) -> int:
-    """INSERT into a plain (non-transactional) table through Spark's own writers; the rows inserted."""
+def write_plain_target(binder: Binder, plan: DmlPlan) -> int:
+    """INSERT into or TRUNCATE a plain (non-transactional) table; the rows written."""
+    if plan.target.is_transactional or type(plan) not in _PLAIN_WRITERS:
+        raise ExecutionError(f"{plan.statement} of {plan.target.qualified_name} is not a plain-table write")
+    return _PLAIN_WRITERS[type(plan)](binder, plan)
+
+
+def _insert_plain(binder: Binder, plan: InsertPlan) -> int:
+    """INSERT into a plain table through Spark's own writers; the rows inserted."""
     rows = shape_rows(binder.run(plan.source, plan.reads), plan.target, plan.column_order, ())
     rows = rows.cache()
     try:
@@ -185,3 +225,14 @@ def insert_plain(binder: Binder, plan: InsertPlan) -> int:
     finally:
         rows.unpersist()
     return count
+
+
+def _truncate_plain(binder: Binder, plan: TruncatePlan) -> int:
+    """TRUNCATE of a plain table: its files go (no older snapshot to keep)."""
+    fs, path = filesystem_for(plan.target.location)
+    fs.delete_dir_contents(path, missing_dir_ok=True)
+    return 0
+
+
+#: Plain targets by plan class (UPDATE, DELETE and MERGE of a plain table are refused by the planner).
+_PLAIN_WRITERS: dict[type, Callable[..., int]] = {InsertPlan: _insert_plain, TruncatePlan: _truncate_plain}

@@ -104,7 +104,7 @@ def _insert(binder: Binder, plan: InsertPlan, settings: Settings) -> DataFrame:
         return inserts
     current = _current_rows(binder, target)
     if target.is_partitioned:
-        if len(plan.static_partitions) == len(target.partition_keys):  # one static partition, replaced even by no rows
+        if plan.writes_one_partition:  # one static partition, replaced even by no rows
             static = static_part_dir(binder.spark, plan)
             current = current.where(F.col(PART_DIR) == F.lit(static))
         else:  # dynamic: only the partitions that receive rows are replaced

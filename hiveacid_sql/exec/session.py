@@ -72,3 +72,17 @@ def local_session(conf: Mapping[str, str] | None = None, *, master: str = "local
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def active_session() -> SparkSession | None:
+    """The SparkSession already running in this process (a notebook kernel's), if any."""
+    return SparkSession.getActiveSession()
+
+
+def quiet_pyspark_error_logs(*, verbose: bool) -> None:
+    """PySpark logs every SQL error with its JVM stack trace as JSON on stderr; the runner already reports
+    the error on one line, so those logs only show with ``--verbose``."""
+    from pyspark.logger import PySparkLogger
+
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        PySparkLogger.getLogger(name).disabled = not verbose

@@ -350,3 +350,32 @@ def test_errors_are_one_line_and_change_nothing(acid, warehouse):
     assert _rows(acid, "SELECT id, s FROM t") == before_rows
     result = acid.sql("INSERT INTO t VALUES (2, 'b')")
     assert len(listing(warehouse / "t")) == len(before_files) + 2 and result.num_inserted_rows == 1
+
+
+def test_an_update_looks_each_table_up_once(acid, monkeypatch):
+    """Names are resolved once per statement, by the planner: an UPDATE (its target named twice, in the
+    statement and in its row-finding query, and a table in its subquery) and a MERGE each ask the catalog
+    for every table once, whatever runs after planning (locks, snapshot, binder, executor, commit)."""
+    acid.sql(f"CREATE TABLE employee (id int, salary int) {ACID}")
+    acid.sql(f"CREATE TABLE raises (id int, amount int) {ACID}")
+    acid.sql("INSERT INTO employee VALUES (1, 10), (2, 20)")
+    acid.sql("INSERT INTO raises VALUES (2, 5)")
+    calls: list[tuple[str, str]] = []
+    real = acid.catalog.get_table
+
+    def counted(db: str, name: str):
+        calls.append((db, name))
+        return real(db, name)
+
+    monkeypatch.setattr(acid.catalog, "get_table", counted)
+    result = acid.sql("UPDATE employee SET salary = salary + 1 WHERE id IN (SELECT id FROM raises)")
+    assert result.num_updated_rows == 1
+    assert sorted(calls) == [("default", "employee"), ("default", "raises")]
+    calls.clear()
+    acid.sql(
+        "MERGE INTO employee e USING raises r ON e.id = r.id "
+        "WHEN MATCHED THEN UPDATE SET salary = e.salary + r.amount"
+    )
+    assert sorted(calls) == [("default", "employee"), ("default", "raises")]
+    monkeypatch.undo()
+    assert _rows(acid, "SELECT id, salary FROM employee ORDER BY id") == [(1, 10), (2, 26)]

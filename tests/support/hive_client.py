@@ -238,6 +238,16 @@ class HiveClient:
     def heartbeat(self, txn_id: int, lock_id: int = 0) -> None:
         self._call("heartbeat", txn_id, lock_id)
 
+    # HiveMetaStoreClient: compactions --------------------------------------------------------------------------
+
+    def compact(self, db: str, table: str, partition: str | None = None, kind: str = "MAJOR") -> dict[str, Any]:
+        """Hive's ``ALTER TABLE .. COMPACT``: queue a request; {id, state, accepted}."""
+        return dict(self._call("compact", db, table, partition, kind))
+
+    def show_compactions(self) -> list[dict[str, Any]]:
+        """Hive's ``SHOW COMPACTIONS``: [{id, db, table, partition, type, state}] (state as Hive 2.3 names it)."""
+        return list(self._call("show_compactions"))
+
 
 def _parse_describe_formatted(rows: list[tuple[Any, ...]]) -> dict[str, Any]:
     """Spark's DESCRIBE FORMATTED rows into columns, partition columns and the detailed section."""
@@ -486,6 +496,24 @@ class _Operations:
 
     def heartbeat(self, txn_id: int, lock_id: int) -> None:
         self.msc.heartbeat(txn_id, lock_id)
+
+    def compact(self, db: str, table: str, partition: str | None, kind: str) -> dict[str, Any]:
+        kind_enum = getattr(self.jvm.org.apache.hadoop.hive.metastore.api.CompactionType, kind.upper())
+        resp = self.msc.compact2(db, table, partition, kind_enum, None)
+        return {"id": int(resp.getId()), "state": str(resp.getState()), "accepted": bool(resp.isAccepted())}
+
+    def show_compactions(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "id": int(c.getId()) if c.isSetId() else None,
+                "db": c.getDbname(),
+                "table": c.getTablename(),
+                "partition": c.getPartitionname(),
+                "type": str(c.getType()),
+                "state": str(c.getState()),
+            }
+            for c in self.msc.showCompactions().getCompacts()
+        ]
 
 
 def _jmap(m: Any) -> dict[str, str]:

@@ -40,3 +40,16 @@ def hive(hive_db: str, hive_warehouse: Path) -> Iterator[HiveClient]:
     client = HiveClient(hive_db, hive_warehouse)
     yield client
     client.close()
+
+
+@pytest.fixture
+def hive_tidy(hive: HiveClient) -> Iterator[HiveClient]:
+    """After a test, abort what is left open and release Hive's locks of no transaction, so that a test
+    failing midway cannot hold off the module's next tests (an open transaction blocks the cleaner)."""
+    yield hive
+    for txn in hive.show_txns():
+        if txn["state"] == "OPEN":
+            hive.abort_txn(txn["id"])
+    for lock in hive.show_locks():
+        if lock["txn_id"] == 0:
+            hive.unlock(lock["lock_id"])

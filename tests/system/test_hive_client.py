@@ -197,6 +197,22 @@ def test_hive_23_commit_limits_on_the_31_schema(hive: HiveClient, hive_db: str) 
     assert shown[writer] == "ABORTED" and shown.get(reader) in (None, "ABORTED")
 
 
+def test_hive_queues_and_lists_compactions(hive: HiveClient, hive_db: str) -> None:
+    db = _name("compact")
+    hive.sql_many([
+        f"CREATE DATABASE {db}",
+        f"CREATE TABLE {db}.t (id INT) CLUSTERED BY (id) INTO 2 BUCKETS STORED AS ORC "
+        "TBLPROPERTIES ('transactional'='true')",
+    ])
+    queued = hive.compact(db, "t", kind="MAJOR")
+    assert queued["accepted"] and queued["state"] == "initiated"
+    assert hive.compact(db, "t", kind="MAJOR")["id"] == queued["id"]  # one request per directory
+    shown = [c for c in hive.show_compactions() if c["db"] == db]
+    assert [(c["table"], c["partition"], c["type"], c["state"]) for c in shown] == [("t", None, "MAJOR", "initiated")]
+    assert _rows(hive_db, "SELECT CQ_STATE, CQ_TYPE FROM COMPACTION_QUEUE WHERE CQ_ID = :i", i=queued["id"]) == [
+        ("i", "a")]
+
+
 def test_hive_errors_come_back_in_one_line(hive: HiveClient) -> None:
     with pytest.raises(HiveClientError) as err:
         hive.sql("DESCRIBE FORMATTED no_such_db_xyz.nothing")
