@@ -23,6 +23,7 @@ from hiveacid_sql.compactor.service import CompactorThread, wants_compactor
 from hiveacid_sql.engine.transaction import Transaction, lock_components
 from hiveacid_sql.errors import TxnAbortedError, TxnStateError
 from hiveacid_sql.exec.binder import Binder
+from hiveacid_sql.exec.sources import view_lookup
 from hiveacid_sql.plan.model import Plan, QueryPlan
 from hiveacid_sql.plan.planner import Planner
 from hiveacid_sql.settings import LOCK_RETRIES, LOCK_SLEEP, READ_LEASE_SECONDS, TXN_TIMEOUT, Settings
@@ -142,7 +143,9 @@ class StatementContext:
         self.catalog = store.catalog
         self.settings = Settings()
         self.current_db = "default"
-        self.planner = Planner(lambda db, name: self.catalog.get_table(db, name), lambda: self.current_db)
+        self.planner = Planner(
+            lambda db, name: self.catalog.get_table(db, name), lambda: self.current_db, is_view=view_lookup(spark)
+        )
         self.txns = TransactionScope(store, self.settings)
         self.read_leases = ReadLeases(store.engine)
         self.lease_ids: list[int] = []  # leases of the DataFrames this connection returned

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
@@ -16,6 +16,7 @@ from hiveacid_sql.engine import statements
 from hiveacid_sql.engine.context import StatementContext
 from hiveacid_sql.engine.transaction import Transaction
 from hiveacid_sql.errors import HiveAcidError, TxnAbortedError, TxnStateError, UnsupportedStatementError
+from hiveacid_sql.exec.sources import formatted_sources
 from hiveacid_sql.plan.planner import Planner
 from hiveacid_sql.settings import Settings
 from hiveacid_sql.sql import nodes
@@ -57,16 +58,14 @@ class Session:
         return self.ctx.txns.timeout_s
 
     # -- public API -------------------------------------------------------------------------------
-    def sql(self, text: str, *, dry_run: bool = False) -> statements.Result | None:
-        """Run one statement or several separated by ``;``; return the last one's result.
-
-        ``dry_run``: DML statements return the rows they would change (a DataFrame, see
-        :mod:`hiveacid_sql.exec.dryrun`) and commit nothing; queries run as usual; anything else is refused.
-        """
+    def sql(self, text: str, *, dry_run: bool = False, **kwargs: Any) -> statements.Result | None:
+        """Run statements separated by ``;``, return the last result. ``dry_run``: DML returns the rows it would
+        change (:mod:`~hiveacid_sql.exec.dryrun`). ``kwargs`` fill ``{name}`` fields as ``spark.sql`` does."""
         self._check_open()
         result: statements.Result | None = None
-        for statement in parse(text):
-            result = self.run_statement(statement, dry_run=dry_run)
+        with formatted_sources(self.spark, text, kwargs) as formatted:
+            for statement in parse(formatted):
+                result = self.run_statement(statement, dry_run=dry_run)
         return result
 
     def table(self, name: str) -> DataFrame:

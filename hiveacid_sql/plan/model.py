@@ -29,6 +29,7 @@ class BoundTables:
     row_id_tables: frozenset[str] = frozenset()  # qualified names
     pruning: dict[str, TablePruning] = field(default_factory=dict)  # qualified name -> pruning
     target_pruning: TablePruning | None = None  # the DML target's own reference (read with its row ids)
+    session_views: frozenset[str] = frozenset()  # unqualified names read as the Spark session's temp views
 
     def acid_tables(self) -> tuple[TableDef, ...]:
         return tuple(t for t in self.tables if t.is_transactional)
