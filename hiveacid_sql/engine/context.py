@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hiveacid_sql.acid.listing import is_uri
 from hiveacid_sql.compactor.service import CompactorThread, wants_compactor
 from hiveacid_sql.engine.transaction import Transaction, lock_components
 from hiveacid_sql.errors import TxnAbortedError, TxnStateError
@@ -191,7 +192,7 @@ class StatementContext:
 
     def resolve_location(self, location: str) -> str:
         """Absolute form of a user-given location (relative paths are relative to the working directory)."""
-        if "://" in location:
+        if is_uri(location):
             return location
         return str(Path(location).expanduser().resolve())
 

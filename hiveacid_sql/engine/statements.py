@@ -2,8 +2,8 @@
 
 :data:`HANDLERS` is the dispatch table the Session looks a parsed statement's node type up in. A handler
 gets the :class:`~hiveacid_sql.engine.context.StatementContext`, never the Session. Adding a statement
-kind: a node in ``sql/`` (parser), a plan in ``plan/`` if it reads or writes tables, its executor in
-``exec/`` or ``engine/``, and one entry here.
+kind: a node in ``sql/`` (parser), a plan in ``plan/`` if it reads or writes tables, its Spark work in
+``exec/`` (a DML kind: an entry in the executor's and the dry run's registries), and one entry here.
 """
 
 from __future__ import annotations
