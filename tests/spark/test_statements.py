@@ -135,6 +135,21 @@ def test_alter_rename(acid, warehouse):
     assert _rows(acid, "SELECT x FROM e2") == [(5,)]
 
 
+def test_location_in_hadoops_form_is_that_local_path(acid, warehouse, tmp_path, monkeypatch):
+    """``file:/path`` (no authority) is how Hive's metastore and Hadoop write a local location: it is that
+    absolute path, not a directory named ``file:`` under the working directory."""
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "elsewhere"
+    acid.sql(f"CREATE TABLE t (id int) STORED AS ORC LOCATION 'file:{data}/t' TBLPROPERTIES ('transactional'='true')")
+    acid.sql("INSERT INTO t VALUES (1)")
+    acid.sql(f"CREATE EXTERNAL TABLE e (id int) STORED AS ORC LOCATION 'file:{data}/e'")
+    acid.sql("INSERT INTO e VALUES (2)")
+    assert _dirs(data / "t") == ["delta_0000001_0000001_0000"]
+    assert any(p.suffix != ".crc" for p in (data / "e").iterdir())
+    assert _rows(acid, "SELECT id FROM t") == [(1,)] and _rows(acid, "SELECT id FROM e") == [(2,)]
+    assert not (tmp_path / "file:").exists()
+
+
 def test_alter_set_tblproperties_and_transactional_false_refused(acid):
     acid.sql(f"CREATE TABLE t (id int) {ACID}")
     acid.sql("ALTER TABLE t SET TBLPROPERTIES ('note'='hello', 'k2'='v2')")
