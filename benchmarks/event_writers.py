@@ -4,8 +4,8 @@
 
 Writes one insert file of ``(id int, name string, salary int, dept string)`` rows and one delete file of as
 many events, in Arrow batches of 10 000 events (Spark's ``maxRecordsPerBatch``), through a ``pyarrow.fs``
-output stream as the Spark tasks do, with: the pyorc writer's per-event API (what the tasks use today),
-its ``write_batch``, and the Arrow writer's ``write_batch``. Prints the median wall and CPU seconds,
+output stream as the Spark tasks do, with the pyorc writer's ``write_batch`` and the Arrow writer's
+``write_batch`` (the pyorc per-event API measured in RESULTS.md is gone: the tasks never used it again). Prints the median wall and CPU seconds,
 events/s and file sizes. Standalone on purpose: the benchmark harness of issue 8 can import ``measure``.
 """
 
@@ -24,7 +24,7 @@ import pyarrow.fs as pafs
 
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.orc_fast_writer import FastAcidEventWriter
-from hiveacid_sql.acid.orc_writer import AcidEventWriter, row_converter
+from hiveacid_sql.acid.orc_writer import AcidEventWriter
 
 COLUMNS = [(n, parse_hive_type(t)) for n, t in (("id", "int"), ("name", "string"), ("salary", "int"), ("dept", "string"))]
 BUCKET_0 = 1 << 29
@@ -59,24 +59,12 @@ def employee_events(rows: int) -> tuple[pa.Table, pa.Table]:
     return events(0, 5, row), events(2, 6, pa.nulls(rows, row.type))
 
 
-def _per_event(writer: AcidEventWriter, events: pa.Table) -> None:
-    convert = row_converter(COLUMNS)
-    for batch in events.to_batches(BATCH):
-        op = batch.column(0)[0].as_py()
-        for e in batch.to_pylist():
-            if op == 0:
-                writer.insert(e["originalTransaction"], e["bucket"], e["rowId"], convert(e["row"]))
-            else:
-                writer.delete(e["originalTransaction"], e["bucket"], e["rowId"], e["currentTransaction"])
-
-
 def _batches(writer, events: pa.Table) -> None:
     for batch in events.to_batches(BATCH):
         writer.write_batch(batch)
 
 
 WRITERS: dict[str, tuple[Callable, Callable]] = {
-    "pyorc per event": (AcidEventWriter, _per_event),
     "pyorc write_batch": (AcidEventWriter, _batches),
     "arrow write_batch": (FastAcidEventWriter, _batches),
 }

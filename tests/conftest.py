@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,9 +12,9 @@ from hypothesis import HealthCheck, settings
 from tests.support.fixtures import HIVE_WRITTEN
 from tests.support.stores import BACKENDS
 
-# `pytest tests/test_model_based.py --hypothesis-profile=long`: the model-based run before a release
-# (200 sequences of up to 40 statements, about 8000 steps; hours on two cores). The default profile keeps
-# each test's own small, derandomized budget.
+# `pytest --long` (or `--hypothesis-profile=long`): the model-based run before a release (200 sequences of
+# up to 40 statements, about 8000 steps; hours on two cores). The default profile keeps each test's own
+# small, derandomized budget.
 settings.register_profile(
     "long",
     max_examples=200,
@@ -22,6 +23,23 @@ settings.register_profile(
     suppress_health_check=list(HealthCheck),
     print_blob=True,
 )
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--long",
+        action="store_true",
+        help="the runs before a release: the model-based test with the 'long' hypothesis profile (hours) "
+        "and 5000 fuzzed statements; the default suite keeps the CI budget",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Collection has not started yet, so the fuzz module reads the larger budget when it is imported.
+    if config.getoption("--long"):
+        settings.load_profile("long")
+        os.environ.setdefault("HIVEACID_FUZZ_MUTANTS", "5000")
+
 
 @pytest.fixture(scope="session")
 def spark():

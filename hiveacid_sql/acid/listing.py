@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 from collections.abc import Callable
 from urllib.parse import unquote, urlparse
 
@@ -19,15 +20,28 @@ from hiveacid_sql.acid.names import METADATA_FILE, ParsedBase, ParsedDelta, is_h
 from hiveacid_sql.acid.state import DirEntry, FileEntry, TableListing
 from hiveacid_sql.errors import AcidFormatError
 
+#: ``scheme:`` at the start of a location (two letters at least, so a Windows drive is no scheme)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]+:")
+
+
+def is_uri(location: str) -> bool:
+    """Whether ``location`` names its filesystem: ``hdfs://nn/x``, ``file:///x``, and Hadoop's ``file:/x`` (the
+    form Hive's metastore stores for local paths), as opposed to a plain path."""
+    return bool(_SCHEME.match(location))
+
 
 def filesystem_for(uri_or_path: str) -> tuple[pafs.FileSystem, str]:
     """A pyarrow filesystem and the path inside it for a location.
 
-    Plain paths and ``file://`` URIs map to :class:`pyarrow.fs.LocalFileSystem`; other schemes (``hdfs://``,
-    ``s3://``, ``gs://`` ...) go through :meth:`pyarrow.fs.FileSystem.from_uri`.
+    Plain paths, ``file://`` URIs and Hadoop's ``file:/path`` map to :class:`pyarrow.fs.LocalFileSystem`; other
+    schemes (``hdfs://``, ``s3://``, ``gs://`` ...) go through :meth:`pyarrow.fs.FileSystem.from_uri`. Hadoop's
+    form is taken literally, as Hadoop's ``Path`` does: ``%`` in it is a character of the name (Hive's escaped
+    partition directories, ``k=a%2Fb``), not a URI escape.
     """
-    if "://" not in uri_or_path:
+    if not is_uri(uri_or_path):
         return pafs.LocalFileSystem(), posixpath.abspath(uri_or_path) if uri_or_path else uri_or_path
+    if "://" not in uri_or_path and uri_or_path[:5].lower() == "file:":
+        return pafs.LocalFileSystem(), posixpath.normpath(uri_or_path[5:]) or "/"
     parsed = urlparse(uri_or_path)
     if parsed.scheme == "file":
         if parsed.netloc not in ("", "localhost"):

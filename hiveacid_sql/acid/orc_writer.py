@@ -57,8 +57,6 @@ _COMPRESSION_BLOCK_SIZE = 256 * 1024
 _ROW_INDEX_STRIDE = 10_000
 
 _UTC_ZONE = zoneinfo.ZoneInfo("UTC")
-_INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 _COMPRESSION = {
     "none": pyorc.CompressionKind.NONE,
@@ -111,13 +109,6 @@ class EventFileStats:
     last_key: tuple[int, int, int] | None
 
 
-def _check_range(what: str, value: int, lo: int, hi: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise AcidFormatError(f"{what} must be an int, got {value!r}")
-    if not lo <= value <= hi:
-        raise AcidFormatError(f"{what} {value} out of range [{lo}, {hi}]")
-
-
 class AcidEventWriter:
     """One bucket_N file of insert events OR delete events (never mixed), events strictly ascending by
     (originalTransaction, bucket (signed int), rowId).
@@ -132,10 +123,10 @@ class AcidEventWriter:
     * ``compression``: ``zlib`` (Hive's default), ``snappy``, ``zstd``, ``lz4`` or ``none`` (ORC C++ cannot write LZO).
     * ``path``: only reported back in :class:`EventFileStats` and error messages.
 
-    Events come one at a time (:meth:`insert`, :meth:`delete`; insert rows already in pyorc form, see
-    :func:`row_converter`) or as Arrow batches (:meth:`write_batch`). Mixing insert and delete events
-    or writing a key that is not strictly greater than the previous one raises :class:`AcidFormatError`
-    naming both keys. A writer with 0 events closes to a valid, empty ORC file (no stripes, empty key
+    Events come as Arrow batches (:meth:`write_batch`, what the Spark tasks and the compactor hand over;
+    tests that spell events out one by one use ``tests/support/row_events.py``). Mixing insert and delete
+    events or writing a key that is not strictly greater than the previous one raises
+    :class:`AcidFormatError` naming both keys. A writer with 0 events closes to a valid, empty ORC file (no stripes, empty key
     index, stats ``0,0,0``), but callers are expected not to create one: Hive deletes empty event files.
     """
 
@@ -187,36 +178,6 @@ class AcidEventWriter:
 
     # -- events ---------------------------------------------------------------------------------------
 
-    def insert(self, write_id: int, bucket: int, row_id: int, row: tuple) -> None:
-        """Append an insert event: operation 0, originalTransaction = currentTransaction = ``write_id``.
-
-        ``bucket`` is the BucketCodec-encoded value (``1<<29 | bucketId<<16 | stmtId``); ``row`` is the
-        pyorc tuple of the table columns in table order.
-        """
-        if self._mode != OP_INSERT or self._stats is not None:
-            self._set_mode(OP_INSERT)
-        if row is None or len(row) != self._ncols:
-            raise AcidFormatError(
-                f"{self._where()}insert row must be a tuple of {self._ncols} column values, got {row!r}"
-            )
-        self._append((write_id, bucket, row_id), (OP_INSERT, write_id, bucket, row_id, write_id, row))
-        self._inserts += 1
-
-    def delete(self, original_write_id: int, bucket: int, row_id: int, current_write_id: int) -> None:
-        """Append a delete event for the row whose ROW__ID is (``original_write_id``, ``bucket``, ``row_id``).
-
-        ``bucket`` is the deleted row's bucket property, verbatim (including that row's statement id);
-        ``current_write_id`` is the deleting transaction's write id. The ``row`` column is NULL.
-        """
-        if self._mode != OP_DELETE or self._stats is not None:
-            self._set_mode(OP_DELETE)
-        _check_range("currentTransaction", current_write_id, 0, _INT64_MAX)
-        self._append(
-            (original_write_id, bucket, row_id),
-            (OP_DELETE, original_write_id, bucket, row_id, current_write_id, None),
-        )
-        self._deletes += 1
-
     def write_batch(self, events: pa.Table | pa.RecordBatch) -> None:
         """Append a batch of events given as Arrow data (what a Spark task hands over).
 
@@ -230,8 +191,8 @@ class AcidEventWriter:
         Arrow writer (:mod:`hiveacid_sql.acid.orc_fast_writer`).
 
         The whole batch is checked first, with numpy (see :func:`~hiveacid_sql.acid.event_batch.check_event_batch`):
-        a refused batch raises :class:`AcidFormatError` and writes nothing. Stripes are cut exactly as
-        with :meth:`insert`/:meth:`delete`.
+        a refused batch raises :class:`AcidFormatError` and writes nothing. Stripes are cut after exactly
+        ``rows_per_stripe`` events.
         """
         if self._stats is not None:
             raise AcidFormatError(f"{self._where()}writer is closed")
@@ -293,32 +254,6 @@ class AcidEventWriter:
                 "insert and delete events go to separate delta/delete_delta files"
             )
         self._mode = op
-
-    def _append(self, key: tuple[int, int, int], event: tuple) -> None:
-        owid, bucket, row_id = key
-        _check_range("originalTransaction", owid, 0, _INT64_MAX)
-        _check_range("bucket", bucket, _INT32_MIN, _INT32_MAX)
-        _check_range("rowId", row_id, 0, _INT64_MAX)
-        last = self._last_key
-        if last is None:
-            self._first_key = key
-        elif not key > last:
-            what = "duplicate" if key == last else "out-of-order"
-            raise AcidFormatError(
-                f"{self._where()}{what} event key {key} after {last}: events must be strictly ascending "
-                "by (originalTransaction, bucket, rowId)"
-            )
-        if self._in_stripe == self._rows_per_stripe:
-            # All rows of the full stripe were handed to ORC (rows_per_stripe % batch_size == 0).
-            self._writer.write_intermediate_footer()
-            self._stripe_keys.append(last)  # type: ignore[arg-type]
-            self._in_stripe = 0
-        try:
-            self._writer.write(event)
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise AcidFormatError(f"{self._where()}cannot write event {key}: {exc}") from exc
-        self._in_stripe += 1
-        self._last_key = key
 
     # -- finishing ------------------------------------------------------------------------------------
 

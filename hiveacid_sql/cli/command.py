@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     except HiveAcidError as exc:
         print(f"hiveacid-sql: {exc}", file=sys.stderr)
         return 2
-    from hiveacid_sql.engine.connect import connect
+    from hiveacid_sql.engine.connect import connect, quiet_pyspark_error_logs
 
     _quiet_spark_logging(verbose=args.verbose)
     connect_kwargs: dict = {"warehouse": args.warehouse, "store_url": args.store_url, "spark_conf": plan["conf"]}
@@ -99,15 +99,6 @@ def _quiet_spark_logging(*, verbose: bool) -> None:
     if verbose or "SPARK_CONF_DIR" in os.environ or "SPARK_HOME" in os.environ:
         return
     os.environ["SPARK_CONF_DIR"] = str(Path(__file__).with_name("sparkconf"))
-
-
-def quiet_pyspark_error_logs(*, verbose: bool) -> None:
-    """PySpark logs every SQL error with its JVM stack trace as JSON on stderr; the runner already reports
-    the error on one line, so those logs only show with ``--verbose``."""
-    from pyspark.logger import PySparkLogger
-
-    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
-        PySparkLogger.getLogger(name).disabled = not verbose
 
 
 def _hide_password(url: str) -> str:

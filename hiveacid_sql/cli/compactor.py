@@ -7,14 +7,16 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
-
-from pyspark.sql import SparkSession
+from typing import TYPE_CHECKING
 
 from hiveacid_sql.compactor.service import run_round
 from hiveacid_sql.compactor.worker import Compactor
 from hiveacid_sql.engine.connect import connect
 from hiveacid_sql.errors import HiveAcidError
 from hiveacid_sql.settings import CHECK_INTERVAL, Settings, setting_value
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 
 def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None) -> int:

@@ -14,8 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Mapping
-
-from pyspark.sql import SparkSession
+from typing import TYPE_CHECKING
 
 from hiveacid_sql.compactor.worker import Compactor
 from hiveacid_sql.settings import (
@@ -26,6 +25,9 @@ from hiveacid_sql.settings import (
     setting_value,
 )
 from hiveacid_sql.txn import TxnStore
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 log = logging.getLogger("hiveacid_sql.compactor")
 

@@ -23,10 +23,9 @@ import socket
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow.fs as pafs
-from pyspark.sql import SparkSession
 
 from hiveacid_sql.acid.compaction import (
     aborted_dirs,
@@ -49,6 +48,9 @@ from hiveacid_sql.txn.compactions import (
     CompactionQueue,
     ReadLeases,
 )
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 
 def worker_name() -> str:

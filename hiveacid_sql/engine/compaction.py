@@ -13,7 +13,6 @@ import getpass
 import time
 from typing import TYPE_CHECKING
 
-from pyspark.sql import DataFrame
 from sqlglot import exp
 
 from hiveacid_sql.compactor import Compactor
@@ -25,6 +24,8 @@ from hiveacid_sql.sql.tree import literal_text, where_is
 from hiveacid_sql.txn.compactions import TYPE_NAMES, WORKING, CompactionQueue
 
 if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
     from hiveacid_sql.engine.context import StatementContext
 
 #: Hive 3's SHOW COMPACTIONS columns (``DDLTask.showCompactions``), plus Hive 4's enqueue time and error message.

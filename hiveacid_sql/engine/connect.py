@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pyspark.sql import SparkSession
-
-from hiveacid_sql.acid.listing import filesystem_for
+from hiveacid_sql.acid.listing import filesystem_for, is_uri
 from hiveacid_sql.engine.session import Session
 from hiveacid_sql.errors import HiveAcidError
+from hiveacid_sql.exec.session import active_session as active_session
 from hiveacid_sql.exec.session import local_session
+from hiveacid_sql.exec.session import quiet_pyspark_error_logs as quiet_pyspark_error_logs
 from hiveacid_sql.txn import TxnStore
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 
 def connect(
@@ -32,12 +35,12 @@ def connect(
     if warehouse is None:
         warehouse = Path.cwd() / "warehouse"
     warehouse_uri = str(warehouse)
-    if "://" not in warehouse_uri:
+    if not is_uri(warehouse_uri):
         warehouse_uri = str(Path(warehouse_uri).expanduser().resolve())
     fs, path = filesystem_for(warehouse_uri)
     fs.create_dir(path, recursive=True)
     if store_url is None:
-        if "://" in warehouse_uri and not warehouse_uri.startswith("file://"):
+        if is_uri(warehouse_uri) and not warehouse_uri.startswith("file:"):
             raise HiveAcidError("a warehouse that is not on the local disk needs an explicit store_url")
         store_dir = Path(path) / ".hiveacid"
         store_dir.mkdir(parents=True, exist_ok=True)

@@ -16,21 +16,31 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pyspark.sql import DataFrame, SparkSession
-from sqlglot import exp
-
+from hiveacid_sql.acid.listing import is_uri
 from hiveacid_sql.compactor.service import CompactorThread, wants_compactor
 from hiveacid_sql.engine.transaction import Transaction, lock_components
 from hiveacid_sql.errors import TxnAbortedError, TxnStateError
 from hiveacid_sql.exec.binder import Binder
+from hiveacid_sql.exec.sources import view_lookup
 from hiveacid_sql.plan.model import Plan, QueryPlan
 from hiveacid_sql.plan.planner import Planner
-from hiveacid_sql.settings import LOCK_RETRIES, LOCK_SLEEP, READ_LEASE_SECONDS, TXN_TIMEOUT, Settings
+from hiveacid_sql.settings import (
+    LOCK_RETRIES,
+    LOCK_SLEEP,
+    READ_LEASE_SECONDS,
+    STRICT_CASTS,
+    TXN_TIMEOUT,
+    Settings,
+)
 from hiveacid_sql.txn import Snapshot, TableDef, TxnStore
 from hiveacid_sql.txn.compactions import ReadLeases
 from hiveacid_sql.txn.locks import LockComponent
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from sqlglot import exp
 
 
 class TransactionScope:
@@ -140,7 +150,10 @@ class StatementContext:
         self.catalog = store.catalog
         self.settings = Settings()
         self.current_db = "default"
-        self.planner = Planner(lambda db, name: self.catalog.get_table(db, name), lambda: self.current_db)
+        self.planner = Planner(
+            lambda db, name: self.catalog.get_table(db, name), lambda: self.current_db,
+            lambda: bool(self.settings.value(STRICT_CASTS)), is_view=view_lookup(spark),
+        )
         self.txns = TransactionScope(store, self.settings)
         self.read_leases = ReadLeases(store.engine)
         self.lease_ids: list[int] = []  # leases of the DataFrames this connection returned
@@ -179,7 +192,7 @@ class StatementContext:
 
     def resolve_location(self, location: str) -> str:
         """Absolute form of a user-given location (relative paths are relative to the working directory)."""
-        if "://" in location:
+        if is_uri(location):
             return location
         return str(Path(location).expanduser().resolve())
 

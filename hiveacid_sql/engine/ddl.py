@@ -13,7 +13,6 @@ import getpass
 import time
 from typing import TYPE_CHECKING
 
-from pyspark.sql import DataFrame
 from sqlglot import exp
 
 from hiveacid_sql.acid.hive_types import parse_hive_type
@@ -29,6 +28,8 @@ from hiveacid_sql.sql.tree import literal_text, table_names, where_is
 from hiveacid_sql.txn import Column, TableDef
 
 if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
     from hiveacid_sql.engine.context import StatementContext
 
 _FORMATS = {"ORC": "orc", "PARQUET": "parquet", "TEXTFILE": "textfile"}

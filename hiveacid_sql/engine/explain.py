@@ -8,28 +8,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pyspark.sql import DataFrame
-from sqlglot import exp
-
 from hiveacid_sql.errors import UnsupportedStatementError
 from hiveacid_sql.exec.binder import acid_files, write_id_list
 from hiveacid_sql.exec.pruning import pruned_buckets
 from hiveacid_sql.exec.routing import static_part_dir
 from hiveacid_sql.exec.scan import ScanFiles
-from hiveacid_sql.plan.model import (
-    BoundTables,
-    DeletePlan,
-    InsertPlan,
-    MergePlan,
-    Plan,
-    QueryPlan,
-    TruncatePlan,
-    UpdatePlan,
-)
+from hiveacid_sql.plan.model import BoundTables, Plan
 from hiveacid_sql.plan.pruning import TablePruning
 from hiveacid_sql.txn import TableDef
 
 if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+    from sqlglot import exp
+
     from hiveacid_sql.engine.context import StatementContext
 
 
@@ -58,10 +49,7 @@ def explain_lines(ctx: StatementContext, plan: Plan, *, extended: bool = False) 
         lines.append(f"  location: {table.location}")
         lines += _read_lines(ctx, table, files, pruning)
     lines += _version_lines(ctx, plan, snapshot)
-    if isinstance(plan, UpdatePlan | DeletePlan):
-        lines.append("Find rows: " + plan.source.sql(dialect="hiveacid"))
-    if isinstance(plan, MergePlan):
-        lines += _merge_lines(plan)
+    lines += plan.how_rows_are_found()
     if target is not None and target.is_transactional:
         txn = ctx.current_transaction
         own = txn.written_write_id(target) if txn is not None else None
@@ -72,58 +60,29 @@ def explain_lines(ctx: StatementContext, plan: Plan, *, extended: bool = False) 
         lines.append("Legs (statement id: what it writes):")
         lines += [f"  statement {stmt}: {what} -> {name}" for stmt, what, name in legs]
         part = "<partition>/" if target.is_partitioned else ""
-        static = _static_partition(ctx, plan)
-        if static is not None:
-            part = f"{static}/"
+        if plan.writes_one_partition:
+            part = f"{static_part_dir(ctx.spark, plan)}/"
         elif target.is_partitioned:
-            lines.append("Target partitions: " + _target_partitions(ctx, plan, reads))
+            lines.append("Target partitions: " + plan.target_partitions(_target_partitions_read(ctx, target, reads)))
         lines.append(f"Write {target.qualified_name} as write id {next_id} (if no other writer takes it first):")
         lines += [f"  {target.location.rstrip('/')}/{part}{w}" for w in writes]
     elif target is not None:
         lines.append(f"Write plain table {target.qualified_name} at {target.location}")
-    if extended and isinstance(plan, QueryPlan):
+    if extended and target is None and plan.query is not None:  # a query: the SQL Spark runs
         with ctx.bound(snapshot) as binder:
             lines.append("Spark SQL: " + binder.render(plan.query, plan.reads))
     return lines
 
 
-def _static_partition(ctx: StatementContext, plan) -> str | None:
-    """The one partition an INSERT with every partition value constant writes into."""
-    if isinstance(plan, InsertPlan) and plan.target.is_partitioned and (
-        len(plan.static_partitions) == len(plan.target.partition_keys)
-    ):
-        return static_part_dir(ctx.spark, plan)
-    return None
-
-
-def _target_partitions(ctx: StatementContext, plan, reads: BoundTables) -> str:
-    """Where a partitioned target's legs go, in words."""
-    if isinstance(plan, InsertPlan | TruncatePlan):
-        if isinstance(plan, TruncatePlan):
-            names = [p.name for p in ctx.catalog.list_partitions(plan.target.db, plan.target.name)]
-            return ", ".join(names) or "(none)"
-        return "the partitions of the rows' partition values"
+def _target_partitions_read(ctx: StatementContext, target: TableDef, reads: BoundTables) -> list[str]:
+    """The target's partitions the statement reads (all of them unless its predicate prunes some)."""
+    partitions = ctx.catalog.list_partitions(target.db, target.name)
     read = reads.target_pruning
-    parts = [p.name for p in ctx.catalog.list_partitions(plan.target.db, plan.target.name)]
     if read is not None and read.partition_filter is not None:
         from hiveacid_sql.exec.pruning import prune_partitions
 
-        parts = prune_partitions(
-            ctx.spark, plan.target, ctx.catalog.list_partitions(plan.target.db, plan.target.name),
-            read.partition_filter,
-        )
-    moves = bool(getattr(plan, "moves_partitions", False))
-    where = ", ".join(parts) or "(none)"
-    text = f"deletes in the partitions read that hold matching rows ({where})"
-    if isinstance(plan, DeletePlan):
-        return text
-    if isinstance(plan, MergePlan) and any(c.action == "insert" for c in plan.clauses):
-        text += "; inserted rows go to the partitions of their values"
-    if moves:
-        text += "; rows whose partition columns change go to their new partitions"
-    elif isinstance(plan, UpdatePlan):
-        text += "; new versions stay in their rows' partitions"
-    return text
+        return prune_partitions(ctx.spark, target, partitions, read.partition_filter)
+    return [p.name for p in partitions]
 
 
 def _current_refs(ctx: StatementContext, plan) -> set[str]:
@@ -163,24 +122,6 @@ def _version_lines(ctx: StatementContext, plan, snapshot) -> list[str]:
         )
         lines.append(f"Read {table.qualified_name} {version} at write ids {ids.to_string()}")
         lines += _read_lines(ctx, table, files, pruning)
-    return lines
-
-
-_JOINS = {"inner": "INNER JOIN", "right": "RIGHT OUTER JOIN", "left": "LEFT OUTER JOIN", "full": "FULL OUTER JOIN"}
-_MATCHES = {"matched": "MATCHED", "not_matched": "NOT MATCHED", "not_matched_by_source": "NOT MATCHED BY SOURCE"}
-
-
-def _merge_lines(plan: MergePlan) -> list[str]:
-    """The join MERGE runs once, and its clauses in the order they are tried, with their statement ids."""
-    join = plan.query.args["joins"][0]
-    lines = [f"Join: target {_JOINS[plan.join]} source ON {join.args['on'].sql(dialect='hiveacid')} (one scan of each)"]
-    lines.append("Clauses, first applicable wins:")
-    for c in plan.clauses:
-        cond = f" AND {c.condition.sql(dialect='hiveacid')}" if c.condition is not None else ""
-        legs = {"update": "delete + insert", "delete": "delete", "insert": "insert"}[c.action]
-        lines.append(
-            f"  {c.index}. WHEN {_MATCHES[c.match]}{cond} THEN {c.action.upper()}: statement {c.statement_offset} ({legs})"
-        )
     return lines
 
 

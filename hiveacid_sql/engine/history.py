@@ -11,12 +11,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING
 
-from pyspark.sql import DataFrame
-
 from hiveacid_sql.errors import PlanError
 from hiveacid_sql.txn import TableDef
 
 if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
     from hiveacid_sql.engine.context import StatementContext
 
 HISTORY_SCHEMA = (

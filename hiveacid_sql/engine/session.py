@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
-from pyspark.sql import DataFrame, SparkSession
 from sqlglot import exp
 
 from hiveacid_sql.engine import statements
 from hiveacid_sql.engine.context import StatementContext
-from hiveacid_sql.engine.statements import HANDLERS, Result
+from hiveacid_sql.engine.table import TableApi
 from hiveacid_sql.engine.transaction import Transaction
 from hiveacid_sql.errors import HiveAcidError, TxnAbortedError, TxnStateError, UnsupportedStatementError
+from hiveacid_sql.exec.sources import formatted_sources
 from hiveacid_sql.plan.planner import Planner
 from hiveacid_sql.settings import Settings
 from hiveacid_sql.sql import nodes
@@ -26,11 +26,14 @@ from hiveacid_sql.sql.tree import is_query
 from hiveacid_sql.txn import TxnStore
 from hiveacid_sql.txn.catalog import Catalog
 
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
 #: Statements Hive refuses inside a multi-statement transaction (DDL, and ending other transactions).
 _NOT_IN_TRANSACTION = (exp.Create, exp.Drop, exp.Alter, exp.TruncateTable, nodes.AbortTransactions, nodes.Compact)
 
 
-class Session:
+class Session(TableApi):
     """One connection: a SparkSession, a warehouse, a transaction store and session settings."""
 
     def __init__(self, spark: SparkSession, warehouse: str, store: TxnStore, *, owns_spark: bool = False) -> None:
@@ -56,21 +59,15 @@ class Session:
         return self.ctx.txns.timeout_s
 
     # -- public API -------------------------------------------------------------------------------
-    def sql(self, text: str, *, dry_run: bool = False) -> Result | None:
-        """Run one statement or several separated by ``;``; return the last one's result.
-
-        ``dry_run``: DML statements return the rows they would change (a DataFrame, see
-        :mod:`hiveacid_sql.engine.dryrun`) and commit nothing; queries run as usual; anything else is refused.
-        """
+    def sql(self, text: str, *, dry_run: bool = False, **kwargs: Any) -> statements.Result | None:
+        """Run statements separated by ``;``, return the last result. ``dry_run``: DML returns the rows it would
+        change (:mod:`~hiveacid_sql.exec.dryrun`). ``kwargs`` fill ``{name}`` fields as ``spark.sql`` does."""
         self._check_open()
-        result: Result | None = None
-        for statement in parse(text):
-            result = self.run_statement(statement, dry_run=dry_run)
+        result: statements.Result | None = None
+        with formatted_sources(self.spark, text, kwargs) as formatted:
+            for statement in parse(formatted):
+                result = self.run_statement(statement, dry_run=dry_run)
         return result
-
-    def table(self, name: str) -> DataFrame:
-        """The live rows of a table as a DataFrame (``db.table`` or a name in the current database)."""
-        return self.sql(f"SELECT * FROM {name}")  # type: ignore[return-value]
 
     def close(self) -> None:
         """Release the store (and the SparkSession if this connection started it); an open transaction
@@ -138,7 +135,7 @@ class Session:
         """True between BEGIN and its COMMIT / ROLLBACK (also once a failure aborted the transaction)."""
         return self.ctx.txns.open is not None or self.ctx.txns.aborted is not None
 
-    @contextmanager
+    @contextlib.contextmanager
     def atomic(self) -> Iterator[Session]:
         """``with acid.atomic():`` BEGIN, COMMIT at the end, ROLLBACK if the block raises."""
         self.begin()
@@ -162,7 +159,7 @@ class Session:
         self.close()
 
     # -- dispatch ---------------------------------------------------------------------------------
-    def run_statement(self, statement: Statement, *, dry_run: bool = False) -> Result | None:
+    def run_statement(self, statement: Statement, *, dry_run: bool = False) -> statements.Result | None:
         """Run one parsed statement (``dry_run``: as in :meth:`sql`)."""
         tree, txns = statement.tree, self.ctx.txns
         if txns.aborted is not None and not isinstance(tree, exp.Commit | exp.Rollback):
@@ -179,7 +176,7 @@ class Session:
         if isinstance(tree, exp.Transaction | exp.Commit | exp.Rollback):
             {exp.Transaction: self.begin, exp.Commit: self.commit, exp.Rollback: self.rollback}[type(tree)]()
             return self.spark.createDataFrame([], "result string")
-        handler = HANDLERS.get(type(tree))
+        handler = statements.HANDLERS.get(type(tree))
         if handler is None:
             raise UnsupportedStatementError(
                 f"{statement.text.split()[0].upper()} statements are not supported yet: {statement.text[:60]}",
@@ -189,7 +186,7 @@ class Session:
         result = handler(self.ctx, statement)
         return result if result is not None else self.spark.createDataFrame([], "result string")
 
-    def run_statement_tree(self, tree: exp.Expr) -> Result | None:
+    def run_statement_tree(self, tree: exp.Expr) -> statements.Result | None:
         """Run a statement built in code (e.g. the INSERT half of CREATE TABLE AS SELECT)."""
         return self.run_statement(Statement(tree=tree, text=tree.sql(dialect="hiveacid"), line=1, col=1))
 

@@ -6,11 +6,11 @@ import fnmatch
 import time
 from typing import TYPE_CHECKING
 
-from pyspark.sql import DataFrame
-
 from hiveacid_sql.txn import TableDef
 
 if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
     from hiveacid_sql.engine.context import StatementContext
 
 

@@ -2,31 +2,35 @@
 
 :data:`HANDLERS` is the dispatch table the Session looks a parsed statement's node type up in. A handler
 gets the :class:`~hiveacid_sql.engine.context.StatementContext`, never the Session. Adding a statement
-kind: a node in ``sql/`` (parser), a plan in ``plan/`` if it reads or writes tables, its executor in
-``exec/`` or ``engine/``, and one entry here.
+kind: a node in ``sql/`` (parser), a plan in ``plan/`` if it reads or writes tables, its Spark work in
+``exec/`` (a DML kind: an entry in the executor's and the dry run's registries), and one entry here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import cast
+from typing import TYPE_CHECKING, TypeAlias, cast
 
-from pyspark.sql import DataFrame
 from sqlglot import exp
 
 from hiveacid_sql.engine import compaction, ddl, show, txn_statements
 from hiveacid_sql.engine.context import StatementContext
-from hiveacid_sql.engine.dml import DmlRunner
-from hiveacid_sql.engine.dryrun import dry_run_frame
 from hiveacid_sql.engine.explain import explain
 from hiveacid_sql.engine.history import describe_history
+from hiveacid_sql.engine.writes import DmlRunner
 from hiveacid_sql.errors import PlanError, TxnStateError, UnsupportedStatementError
+from hiveacid_sql.exec.dryrun import dry_run_frame
+from hiveacid_sql.exec.session import hive_value_semantics
 from hiveacid_sql.results import DmlResult
+from hiveacid_sql.settings import STRICT_CASTS
 from hiveacid_sql.sql import nodes
 from hiveacid_sql.sql.parse import Statement
 from hiveacid_sql.sql.tree import where_is
 
-Result = DataFrame | DmlResult
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+Result: TypeAlias = "DataFrame | DmlResult"
 Handler = Callable[[StatementContext, Statement], "Result | None"]
 
 #: Statements a dry run (``dry_run=True``, ``EXPLAIN ANALYZE``) answers with the rows they would change.
@@ -65,7 +69,8 @@ def dry_run(ctx: StatementContext, st: Statement) -> DataFrame:
     plan = ctx.planner.plan_dml(tree)
     tables = {t.qualified_name: t for t in plan.reads.tables}
     tables[plan.target.qualified_name] = plan.target
-    return dry_run_frame(ctx, plan, ctx.snapshot_for(list(tables.values())))
+    with ctx.bound(ctx.snapshot_for(list(tables.values()))) as binder, hive_value_semantics(ctx.spark, strict=ctx.settings.value(STRICT_CASTS)):
+        return dry_run_frame(binder, plan, ctx.settings)
 
 
 def explain_statement(ctx: StatementContext, st: Statement) -> DataFrame:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pyspark.sql import DataFrame
-from pyspark.sql.types import LongType, StringType, StructField, StructType
 from sqlglot import exp
 
 from hiveacid_sql.errors import PlanError
@@ -21,32 +19,20 @@ from hiveacid_sql.sql.tree import table_names
 from hiveacid_sql.txn.locks import EXCLUSIVE, LockComponent
 
 if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
     from hiveacid_sql.engine.context import StatementContext
 
-_TXN_COLUMNS = StructType([
-    StructField("Transaction ID", LongType()),
-    StructField("Transaction State", StringType()),
-    StructField("Started Time", LongType()),
-    StructField("Last Heartbeat Time", LongType()),
-    StructField("User", StringType()),
-    StructField("Hostname", StringType()),
-])
+_TXN_COLUMNS = (
+    "`Transaction ID` bigint, `Transaction State` string, `Started Time` bigint, `Last Heartbeat Time` bigint, "
+    "`User` string, `Hostname` string"
+)
 
-_LOCK_COLUMNS = StructType([
-    StructField("lockid", StringType()),
-    StructField("database", StringType()),
-    StructField("table", StringType()),
-    StructField("partition", StringType()),
-    StructField("lock_state", StringType()),
-    StructField("blocked_by", StringType()),
-    StructField("lock_type", StringType()),
-    StructField("transaction_id", LongType()),
-    StructField("last_heartbeat", LongType()),
-    StructField("acquired_at", LongType()),
-    StructField("user", StringType()),
-    StructField("hostname", StringType()),
-    StructField("agent_info", StringType()),
-])
+_LOCK_COLUMNS = (
+    "`lockid` string, `database` string, `table` string, `partition` string, `lock_state` string, "
+    "`blocked_by` string, `lock_type` string, `transaction_id` bigint, `last_heartbeat` bigint, "
+    "`acquired_at` bigint, `user` string, `hostname` string, `agent_info` string"
+)
 
 
 def show_transactions(ctx: StatementContext) -> DataFrame:

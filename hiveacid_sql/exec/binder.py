@@ -189,6 +189,8 @@ class Binder:
         by_name = {t.qualified_name: t for t in reads.tables}
         columns_of: dict[str, list[str]] = {}
         for node in catalog_tables(tree):
+            if not node.db and not is_target(node) and node.name.lower() in reads.session_views:
+                continue  # the Spark session's temporary view: Spark reads it as it is
             db, name = table_names(node, self.current_db)
             table = by_name.get(f"{db}.{name}")
             if table is None:

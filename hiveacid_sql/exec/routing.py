@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 from sqlglot import exp
 
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
-from hiveacid_sql.plan.model import InsertPlan
+from hiveacid_sql.plan.model import Plan
 from hiveacid_sql.txn import TableDef
 
 
@@ -101,7 +101,8 @@ def new_bucket_id(table: TableDef) -> Column | None:
     return bucket_id_column(cols, [F.col(c) for c, _ in cols], table.num_buckets, table.bucketing_version)
 
 
-def static_part_dir(spark: SparkSession, plan: InsertPlan) -> str:
-    """The one directory an INSERT whose spec gives every partition column a value writes (EXPLAIN and dry
-    runs show the same)."""
+def static_part_dir(spark: SparkSession, plan: Plan) -> str:
+    """The one directory a statement whose spec gives every partition column a value writes
+    (``plan.writes_one_partition``; the executor, EXPLAIN and dry runs name the same)."""
+    assert plan.target is not None and plan.writes_one_partition
     return partition_dir_of(spark, plan.target, dict(plan.static_partitions))

@@ -46,11 +46,6 @@ ROW_ID = "row__id"
 #: Delete events (counted in the delete deltas' ORC footers) up to which the anti join broadcasts them:
 #: about 40 bytes a key, so the largest broadcast is tens of MB.
 BROADCAST_DELETES_MAX_ROWS = 1_000_000
-# The pure pieces (which files, event-file schema checks, original files' row ids) live in acid/ so the Arrow
-# reader shares them; the names stay importable from here.
-_row_fields = row_fields
-_is_event_file = is_event_file
-_group_by_schema = group_by_schema
 
 
 def frame_schema(table_columns: Sequence[tuple[str, HiveType]]) -> T.StructType:
@@ -113,8 +108,8 @@ def read_events(
     spark: SparkSession, footers: list[OrcFooter], keys: Sequence[str]
 ) -> tuple[DataFrame, list[tuple[str, HiveType]]]:
     """Spark DataFrame over event files that share one physical schema and calendar path (one group of
-    :func:`_group_by_schema`), asking for all six columns."""
-    row_fields = _row_fields(footers[0])
+    :func:`~hiveacid_sql.acid.scan_files.group_by_schema`), asking for all six columns."""
+    fields = row_fields(footers[0])
     root = parse_hive_type(footers[0].type_string)
     as_text = footers[0].pre_gregorian
     schema = spark_schema([(n, t) for n, t in root.fields], physical=True, dates_as_text=as_text)
@@ -125,7 +120,7 @@ def read_events(
         cols[0].isNotNull() & cols[1].isNotNull() & cols[2].isNotNull() & cols[3].isNotNull() & cols[4].isNotNull()
     )
     df = df.where(keep_all_six | cols[5].isNotNull()).withColumn(PART_DIR, part_dir_of_file(keys))
-    return df, row_fields
+    return df, fields
 
 
 def _insert_frame(
@@ -136,7 +131,7 @@ def _insert_frame(
     write_ids: ValidWriteIdList | None,
 ) -> DataFrame:
     """Insert events of ``footers``; rows of write ids not valid in ``write_ids`` dropped (None: keep all)."""
-    df, row_fields = read_events(spark, footers, keys)
+    df, fields = read_events(spark, footers, keys)
     root = parse_hive_type(footers[0].type_string)
     op, owid, bucket, rowid, cwid, row = (name for name, _ in root.fields)
     df = df.where((F.col(op) == 0) & F.col(row).isNotNull())
@@ -144,8 +139,8 @@ def _insert_frame(
         df = df.where(valid_write_id(F.col(cwid), write_ids))
     out = [F.col(PART_DIR), F.col(owid).alias(OWID), F.col(bucket).alias(BUCKET), F.col(rowid).alias(ROWID)]
     for i, (name, htype) in enumerate(table_columns):
-        if i < len(row_fields):
-            phys_name, phys_type = row_fields[i]
+        if i < len(fields):
+            phys_name, phys_type = fields[i]
             value = F.col(row).getField(phys_name)
             out.append(to_table_type(value, phys_type, htype, dates_as_text=footers[0].pre_gregorian).alias(name))
         else:  # written before ALTER TABLE ADD COLUMNS: Hive reads the new column as NULL
@@ -202,17 +197,17 @@ def scan_table(
     data_footers = [read_footer(fs, p) for p in files.data_files]
     frames = [
         _insert_frame(spark, group, table_columns, keys, write_ids)
-        for group in _group_by_schema(data_footers).values()
+        for group in group_by_schema(data_footers).values()
     ]
     if files.original_files:
         orig_footers = [read_footer(fs, p) for p in files.original_files]
         # A file in an original's place that already holds ACID events (files copied in by hand, IMPALA-10115)
         # is read as events, recognised by its schema as Hive's OrcInputFormat.isOriginal does. Like any
         # original it belongs to no write id range, so all of its rows are visible (Impala's test expects it).
-        event_footers = [f for f in orig_footers if f.num_rows and _is_event_file(f)]
+        event_footers = [f for f in orig_footers if f.num_rows and is_event_file(f)]
         event_paths = {f.path for f in event_footers}
         frames += [
-            _insert_frame(spark, group, table_columns, keys, None) for group in _group_by_schema(event_footers).values()
+            _insert_frame(spark, group, table_columns, keys, None) for group in group_by_schema(event_footers).values()
         ]
         plain = {f.path: f for f in orig_footers if f.path not in event_paths}
         originals = _originals_frame(spark, fs_uri, plain, files.dirs, table_columns)
@@ -223,7 +218,7 @@ def scan_table(
     else:
         data = union_all(frames)
         delete_footers = [read_footer(fs, p) for p in files.delete_files]
-        delete_groups = list(_group_by_schema(delete_footers).values())
+        delete_groups = list(group_by_schema(delete_footers).values())
         if delete_groups:
             deletes = union_all([_delete_frame(spark, group, keys, write_ids) for group in delete_groups])
             if sum(f.num_rows for f in delete_footers) <= BROADCAST_DELETES_MAX_ROWS:

@@ -37,16 +37,23 @@ _ANSI = "spark.sql.ansi.enabled"
 
 
 @contextmanager
-def hive_value_semantics(spark: SparkSession) -> Iterator[None]:
+def hive_value_semantics(spark: SparkSession, *, strict: bool = False) -> Iterator[None]:
     """Analyse (and run) what is built inside the block with Spark's ANSI mode off, as Hive evaluates.
 
     Spark fixes a cast's behaviour when the expression is analysed, so a plan built here keeps Hive's
-    semantics even if it runs later; the caller's setting is restored on exit.
+    semantics even if it runs later; the caller's setting is restored on exit. ``strict``
+    (``hiveacid.strict.casts``): ANSI mode on instead (``x / 0`` fails), and the casts to column types the
+    executors write are strict ones (:func:`hiveacid_sql.plan.types.strict_casts`).
     """
+    from hiveacid_sql.exec.hive_casts import register_hive_casts
+    from hiveacid_sql.plan.types import strict_casts
+
+    register_hive_casts(spark)  # the functions Hive's string -> timestamp / date casts call
     previous = spark.conf.get(_ANSI, None)
-    spark.conf.set(_ANSI, "false")
+    spark.conf.set(_ANSI, "true" if strict else "false")
     try:
-        yield
+        with strict_casts(strict):
+            yield
     finally:
         if previous is None:
             spark.conf.unset(_ANSI)
@@ -65,3 +72,17 @@ def local_session(conf: Mapping[str, str] | None = None, *, master: str = "local
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def active_session() -> SparkSession | None:
+    """The SparkSession already running in this process (a notebook kernel's), if any."""
+    return SparkSession.getActiveSession()
+
+
+def quiet_pyspark_error_logs(*, verbose: bool) -> None:
+    """PySpark logs every SQL error with its JVM stack trace as JSON on stderr; the runner already reports
+    the error on one line, so those logs only show with ``--verbose``."""
+    from pyspark.logger import PySparkLogger
+
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        PySparkLogger.getLogger(name).disabled = not verbose

@@ -16,7 +16,7 @@ from sqlglot import exp
 
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.errors import PlanError
-from hiveacid_sql.exec.spark_types import to_spark_type
+from hiveacid_sql.plan.types import hive_cast
 from hiveacid_sql.txn import TableDef
 
 
@@ -26,7 +26,9 @@ def shape_rows(
     column_order: Sequence[str],
     static_partitions: Sequence[tuple[str, exp.Expr]],
 ) -> DataFrame:
-    """The table's data columns then its partition columns, from ``df``'s columns in ``column_order``."""
+    """The table's data columns then its partition columns, from ``df``'s columns in ``column_order``, each
+    cast as Hive casts a written value (:func:`~hiveacid_sql.plan.types.hive_cast`; strict ones inside
+    :func:`~hiveacid_sql.exec.session.hive_value_semantics` with ``strict``)."""
     width = len(column_order)
     if len(df.columns) != width:
         raise PlanError(
@@ -39,12 +41,13 @@ def shape_rows(
     out = []
     for column in table.all_columns:
         if column.name in static:
-            value = F.expr(static[column.name].sql(dialect="spark"))
+            value: exp.Expr = static[column.name]
         elif column.name in position:
-            value = F.col(f"__c{position[column.name]}")
+            value = exp.column(f"__c{position[column.name]}")
         else:
-            value = F.lit(None)
-        out.append(hive_lengths(value.cast(to_spark_type(column.type)), column.type).alias(column.name))
+            value = exp.Null()
+        cast = hive_cast(value, column.type, column=f"{table.qualified_name}.{column.name}")
+        out.append(hive_lengths(F.expr(cast.sql(dialect="spark")), column.type).alias(column.name))
     return source.select(*out)
 
 

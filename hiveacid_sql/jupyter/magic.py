@@ -146,8 +146,7 @@ class AcidMagic(Magics):
         if self.connection is not None and not asked:
             return
         self.close()
-        from hiveacid_sql.cli.command import quiet_pyspark_error_logs
-        from hiveacid_sql.engine.connect import connect
+        from hiveacid_sql.engine.connect import active_session, connect, quiet_pyspark_error_logs
 
         quiet_pyspark_error_logs(verbose=False)  # the magic shows Spark's error on one line already
 
@@ -160,9 +159,7 @@ class AcidMagic(Magics):
         if master:
             kwargs["master"] = master
         else:
-            from pyspark.sql import SparkSession
-
-            active = SparkSession.getActiveSession()
+            active = active_session()
             if active is not None:  # the kernel's own Spark: use it (and never stop it)
                 for key, value in kwargs.pop("spark_conf").items():
                     active.conf.set(key, value)

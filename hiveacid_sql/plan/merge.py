@@ -28,7 +28,7 @@ from hiveacid_sql.plan.columns import BUCKET, CLAUSE, OWID, PART_DIR, ROWID, SOU
 from hiveacid_sql.plan.model import BoundTables, MergeClause, MergePlan
 from hiveacid_sql.plan.pruning import TablePruning, partition_conjuncts
 from hiveacid_sql.plan.target import column_value, set_assignments, target_table
-from hiveacid_sql.plan.types import cast_to
+from hiveacid_sql.plan.types import cast_to, hive_cast
 from hiveacid_sql.sql.tree import where_is
 from hiveacid_sql.txn import TableDef
 
@@ -50,7 +50,10 @@ def _insert_values(
 ) -> tuple[tuple[str, exp.Expr], ...]:
     names = [c.name for c in target.all_columns]
     if isinstance(then.this, exp.Star):  # INSERT *: every target column from the source column of that name
-        return tuple((c.name, cast_to(exp.column(c.name, table=source_alias, quoted=True), c.type)) for c in target.all_columns)
+        return tuple(
+            (c.name, hive_cast(exp.column(c.name, table=source_alias, quoted=True), c.type, column=f"{target.qualified_name}.{c.name}"))
+            for c in target.all_columns
+        )
     columns = [c.name.lower() for c in then.this.expressions] if isinstance(then.this, exp.Tuple) else names
     values = then.expression.expressions if isinstance(then.expression, exp.Tuple) else None
     if values is None:
@@ -65,7 +68,10 @@ def _insert_values(
             f"{where_is(then)}MERGE INSERT has {len(columns)} target columns but {len(values)} values"
         )
     given = dict(zip(columns, values, strict=True))
-    return tuple((n, column_value(given[n], types[n]) if n in given else cast_to(exp.Null(), types[n])) for n in names)
+    return tuple(
+        (n, column_value(given[n], types[n], f"{target.qualified_name}.{n}") if n in given else cast_to(exp.Null(), types[n]))
+        for n in names
+    )
 
 
 def _join_kind(clauses: tuple[MergeClause, ...]) -> JoinKind:

@@ -29,6 +29,7 @@ class BoundTables:
     row_id_tables: frozenset[str] = frozenset()  # qualified names
     pruning: dict[str, TablePruning] = field(default_factory=dict)  # qualified name -> pruning
     target_pruning: TablePruning | None = None  # the DML target's own reference (read with its row ids)
+    session_views: frozenset[str] = frozenset()  # unqualified names read as the Spark session's temp views
 
     def acid_tables(self) -> tuple[TableDef, ...]:
         return tuple(t for t in self.tables if t.is_transactional)
@@ -47,6 +48,16 @@ class Plan:
     target_lock: str | None = None
     #: statement ids the statement takes (MERGE: one per WHEN clause)
     statement_count = 1
+    #: partition columns given a constant value by the statement's PARTITION spec (INSERT's static spec)
+    static_partitions: tuple[tuple[str, exp.Expr], ...] = ()
+
+    @property
+    def writes_one_partition(self) -> bool:
+        """The PARTITION spec gives every partition column of the target a value: the statement writes one
+        partition directory, known before any row is read (and replaced by INSERT OVERWRITE even if no row
+        lands there)."""
+        target = self.target
+        return target is not None and target.is_partitioned and len(self.static_partitions) == len(target.partition_keys)
 
     @property
     def description(self) -> str:
@@ -67,6 +78,16 @@ class Plan:
         """The legs in statement-id order (``first``: the first statement id; in an open multi-statement
         transaction the ids continue from the earlier statements')."""
         return []
+
+    def how_rows_are_found(self) -> list[str]:
+        """EXPLAIN's lines on how the statement finds the rows it changes (none for INSERT, TRUNCATE, queries)."""
+        return []
+
+    def target_partitions(self, partitions: list[str]) -> str:
+        """EXPLAIN's words on where a partitioned target's legs go; ``partitions``: the target's partitions the
+        statement reads (after pruning)."""
+        where = ", ".join(partitions) or "(none)"
+        return f"deletes in the partitions read that hold matching rows ({where})"
 
 
 @dataclass(frozen=True)
@@ -119,6 +140,9 @@ class InsertPlan(Plan):
             return [(first, "the new rows, as a base hiding the older ones", base_dir_name(w))]
         return [(first, "the new rows", delta_dir_name(w, w, first))]
 
+    def target_partitions(self, partitions: list[str]) -> str:
+        return "the partitions of the rows' partition values"
+
 
 @dataclass(frozen=True)
 class UpdatePlan(Plan):
@@ -148,6 +172,15 @@ class UpdatePlan(Plan):
             (first, "their new versions", delta_dir_name(w, w, first)),
         ]
 
+    def how_rows_are_found(self) -> list[str]:
+        return ["Find rows: " + self.source.sql(dialect="hiveacid")]
+
+    def target_partitions(self, partitions: list[str]) -> str:
+        text = super().target_partitions(partitions)
+        if self.moves_partitions:
+            return text + "; rows whose partition columns change go to their new partitions"
+        return text + "; new versions stay in their rows' partitions"
+
 
 @dataclass(frozen=True)
 class DeletePlan(Plan):
@@ -167,6 +200,9 @@ class DeletePlan(Plan):
     def legs(self, write_id: int, first: int = 0) -> list[Leg]:
         return [(first, "delete events of the rows found", delete_delta_dir_name(write_id, write_id, first))]
 
+    def how_rows_are_found(self) -> list[str]:
+        return ["Find rows: " + self.source.sql(dialect="hiveacid")]
+
 
 @dataclass(frozen=True)
 class TruncatePlan(Plan):
@@ -184,6 +220,9 @@ class TruncatePlan(Plan):
 
     def legs(self, write_id: int, first: int = 0) -> list[Leg]:
         return [(first, "an empty base hiding every older row", base_dir_name(write_id))]
+
+    def target_partitions(self, partitions: list[str]) -> str:
+        return ", ".join(partitions) or "(none)"  # every partition: TRUNCATE reads none, prunes none
 
 
 @dataclass(frozen=True)
@@ -236,6 +275,31 @@ class MergePlan(Plan):
                 what = "new versions of the rows it updates" if c.action == "update" else "the rows it inserts"
                 out.append((stmt, f"clause {c.index}, {what}", delta_dir_name(w, w, stmt)))
         return out
+
+    def how_rows_are_found(self) -> list[str]:
+        """The join MERGE runs once, and its clauses in the order they are tried, with their statement ids."""
+        join = self.query.args["joins"][0]
+        lines = [f"Join: target {_JOINS[self.join]} source ON {join.args['on'].sql(dialect='hiveacid')} (one scan of each)"]
+        lines.append("Clauses, first applicable wins:")
+        for c in self.clauses:
+            cond = f" AND {c.condition.sql(dialect='hiveacid')}" if c.condition is not None else ""
+            legs = {"update": "delete + insert", "delete": "delete", "insert": "insert"}[c.action]
+            lines.append(
+                f"  {c.index}. WHEN {_MATCHES[c.match]}{cond} THEN {c.action.upper()}: statement {c.statement_offset} ({legs})"
+            )
+        return lines
+
+    def target_partitions(self, partitions: list[str]) -> str:
+        text = super().target_partitions(partitions)
+        if any(c.action == "insert" for c in self.clauses):
+            text += "; inserted rows go to the partitions of their values"
+        if self.moves_partitions:
+            text += "; rows whose partition columns change go to their new partitions"
+        return text
+
+
+_JOINS = {"inner": "INNER JOIN", "right": "RIGHT OUTER JOIN", "left": "LEFT OUTER JOIN", "full": "FULL OUTER JOIN"}
+_MATCHES = {"matched": "MATCHED", "not_matched": "NOT MATCHED", "not_matched_by_source": "NOT MATCHED BY SOURCE"}
 
 
 DmlPlan = InsertPlan | UpdatePlan | DeletePlan | TruncatePlan | MergePlan

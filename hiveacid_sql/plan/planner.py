@@ -26,20 +26,43 @@ from hiveacid_sql.plan.model import (
 from hiveacid_sql.plan.partition_spec import insert_spec
 from hiveacid_sql.plan.pruning import TablePruning, merge_pruning, table_pruning
 from hiveacid_sql.plan.target import is_target, set_assignments, target_table
-from hiveacid_sql.plan.types import cast_to
+from hiveacid_sql.plan.types import hive_cast, strict_casts, strict_casts_on
 from hiveacid_sql.sql.tree import catalog_tables, is_query, mentions_row_id, table_names, where_is
 from hiveacid_sql.txn import TableDef
 
 TableLookup = Callable[[str, str], TableDef]
+#: ``is_view(name)``: whether an unqualified name is one of the Spark session's temporary views
+ViewLookup = Callable[[str], bool]
+
+
+def _no_views(name: str) -> bool:
+    return False
 
 
 class Planner:
-    """Builds plans from parsed statements; ``lookup(db, name)`` is the catalog's table getter."""
+    """Builds plans from parsed statements; ``lookup(db, name)`` is the catalog's table getter.
 
-    def __init__(self, lookup: TableLookup, current_db: Callable[[], str]) -> None:
+    Name resolution follows Spark's order: an unqualified name that is a temporary view of the Spark session
+    (``df.createOrReplaceTempView("src")``, or a ``{src}`` DataFrame argument of ``acid.sql``) is that view, in
+    every place a statement reads; a qualified name (``db.t``) is always a warehouse table. ``is_view`` answers
+    for the session (tests of plans alone have no views). A view is read by Spark as it is, outside the
+    snapshot; the table a statement writes (and DESCRIBE, SHOW, ALTER ..) is always a warehouse table.
+    """
+
+    def __init__(
+        self,
+        lookup: TableLookup,
+        current_db: Callable[[], str],
+        strict: Callable[[], bool] = lambda: False,
+        *,
+        is_view: ViewLookup = _no_views,
+    ) -> None:
         self._lookup = lookup
         self._current_db = current_db
+        self._strict = strict  # hiveacid.strict.casts: the casts to column types are Spark's ANSI ones
+        self._is_view = is_view
         self._resolved: dict[tuple[str, str], TableDef] | None = None  # while one statement is planned
+        self._views: dict[str, bool] | None = None  # view answers while one statement is planned
 
     @contextmanager
     def _one_statement(self) -> Iterator[None]:
@@ -49,12 +72,28 @@ class Planner:
             yield
             return
         self._resolved = {}
+        self._views = {}
         try:
-            yield
+            with strict_casts(self._strict()):
+                yield
         finally:
             self._resolved = None
+            self._views = None
 
     # -- tables -------------------------------------------------------------------------------------
+    def is_session_view(self, table: exp.Table) -> bool:
+        """Whether a table reference names a temporary view of the Spark session (unqualified names only:
+        Spark looks a view up before the current database's tables)."""
+        if table.db or table.catalog or not table.name:
+            return False
+        name = table.name.lower()
+        if self._views is not None and name in self._views:
+            return self._views[name]
+        found = self._is_view(name)
+        if self._views is not None:
+            self._views[name] = found
+        return found
+
     def resolve(self, table: exp.Table) -> TableDef:
         """The catalog entry for a table node, or a one-line error naming it and where it is."""
         db, name = table_names(table, self._current_db())
@@ -63,6 +102,11 @@ class Planner:
         try:
             found = self._lookup(db, name)
         except HiveAcidError as exc:
+            if self.is_session_view(table):
+                raise PlanError(
+                    f"{where_is(table)}'{table.name}' is a temporary view of the Spark session, not a table of the "
+                    "warehouse (views can be read, not written or described here)"
+                ) from exc
             raise PlanError(f"{where_is(table)}Table not found '{db}.{name}'") from exc
         if self._resolved is not None:
             self._resolved[(db, name)] = found
@@ -77,7 +121,11 @@ class Planner:
         found: dict[str, TableDef] = {}
         references: dict[str, list[TablePruning]] = {}
         target_pruning = None
+        views: set[str] = set()
         for table in catalog_tables(tree):
+            if not is_target(table) and self.is_session_view(table):
+                views.add(table.name.lower())
+                continue
             tdef = self.resolve(table)
             found.setdefault(tdef.qualified_name, tdef)
             if is_target(table):
@@ -86,7 +134,7 @@ class Planner:
                 references.setdefault(tdef.qualified_name, []).append(table_pruning(table, tdef))
         row_ids = frozenset(found) if mentions_row_id(tree) else frozenset()
         pruning = {name: merge_pruning(refs) for name, refs in references.items()}
-        return BoundTables(tuple(found.values()), row_ids, pruning, target_pruning)
+        return BoundTables(tuple(found.values()), row_ids, pruning, target_pruning, frozenset(views))
 
     # -- statements ---------------------------------------------------------------------------------
     def plan_query(self, tree: exp.Expr) -> QueryPlan:
@@ -134,7 +182,7 @@ class Planner:
                         f"{where_is(row)}Cannot insert into target table because column number/types are different "
                         f"'{target.name}': Table insclause-0 has {width} columns, but query has {count} columns."
                     )
-            source = _typed_values(source, [types[c] for c in order])
+            source = _typed_values(source, [(f"{target.qualified_name}.{c}", types[c]) for c in order])
         return InsertPlan(
             target=target,
             source=source,
@@ -227,15 +275,29 @@ class Planner:
         return self.plan(tree)  # type: ignore[return-value]  # not a query, so a DmlPlan
 
 
-def _typed_values(values: exp.Values, types: list[str]) -> exp.Values:
+def _typed_values(values: exp.Values, columns: list[tuple[str, str]]) -> exp.Expr:
     """VALUES rows with every value cast to its target column's type, as Hive casts each value it inserts.
 
     Spark would otherwise first unify each VALUES column across rows and refuse e.g. a string in one row and
-    a DATE in another, which Hive takes.
+    a DATE in another, which Hive takes. Under ``hiveacid.strict.casts`` a value's check raises an error,
+    which Spark's inline tables (folded on the driver) cannot hold: the rows are then ``SELECT .. UNION ALL``.
     """
+    if strict_casts_on():
+        rows = [row.expressions if isinstance(row, exp.Tuple) else [row] for row in values.expressions]
+        selects = [
+            exp.select(*[
+                exp.alias_(hive_cast(item.copy(), htype, column=column), f"c{i}")
+                for i, (item, (column, htype)) in enumerate(zip(items, columns, strict=True))
+            ])
+            for items in rows
+        ]
+        union: exp.Expr = selects[0]
+        for select in selects[1:]:
+            union = exp.union(union, select, distinct=False)
+        return union
     out = values.copy()
     for row in out.expressions:
         items = row.expressions if isinstance(row, exp.Tuple) else [row]
-        for item, htype in zip(list(items), types, strict=True):
-            item.replace(cast_to(item.copy(), htype))
+        for item, (column, htype) in zip(list(items), columns, strict=True):
+            item.replace(hive_cast(item.copy(), htype, column=column, constant=True))
     return out

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from sqlglot import exp
 
 from hiveacid_sql.errors import PlanError
-from hiveacid_sql.plan.types import cast_to
+from hiveacid_sql.plan.types import hive_cast
 from hiveacid_sql.sql.tree import is_default, where_is
 from hiveacid_sql.txn import TableDef
 
@@ -30,9 +30,10 @@ def is_target(table: exp.Table) -> bool:
     return bool(table.meta.get(_TARGET))
 
 
-def column_value(node: exp.Expr, htype: str) -> exp.Expr:
-    """A value written to a column of type ``htype``: ``DEFAULT`` (no column defaults here) is NULL."""
-    return cast_to(exp.Null() if is_default(node) else node.copy(), htype)
+def column_value(node: exp.Expr, htype: str, column: str = "") -> exp.Expr:
+    """A value written to ``column`` of type ``htype``, cast as Hive casts it: ``DEFAULT`` (no column
+    defaults here) is NULL."""
+    return hive_cast(exp.Null() if is_default(node) else node.copy(), htype, column=column)
 
 
 def set_assignments(
@@ -49,7 +50,7 @@ def set_assignments(
         if isinstance(item, exp.Star) and star_source is not None:
             for col in target.all_columns:
                 source = exp.column(col.name, table=star_source, quoted=True)
-                out[col.name] = (source, cast_to(source.copy(), col.type))
+                out[col.name] = (source, hive_cast(source.copy(), col.type, column=f"{target.qualified_name}.{col.name}"))
             continue
         if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
             raise PlanError(f"{where_is(item)}SET expects column = expression")
@@ -60,5 +61,5 @@ def set_assignments(
             )
         if name in out:
             raise PlanError(f"{where_is(item.this)}Column '{name}' is set more than once")
-        out[name] = (item.expression, column_value(item.expression, types[name]))
+        out[name] = (item.expression, column_value(item.expression, types[name], f"{target.qualified_name}.{name}"))
     return [(name, written, value) for name, (written, value) in out.items()]

@@ -135,6 +135,21 @@ def test_alter_rename(acid, warehouse):
     assert _rows(acid, "SELECT x FROM e2") == [(5,)]
 
 
+def test_location_in_hadoops_form_is_that_local_path(acid, warehouse, tmp_path, monkeypatch):
+    """``file:/path`` (no authority) is how Hive's metastore and Hadoop write a local location: it is that
+    absolute path, not a directory named ``file:`` under the working directory."""
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "elsewhere"
+    acid.sql(f"CREATE TABLE t (id int) STORED AS ORC LOCATION 'file:{data}/t' TBLPROPERTIES ('transactional'='true')")
+    acid.sql("INSERT INTO t VALUES (1)")
+    acid.sql(f"CREATE EXTERNAL TABLE e (id int) STORED AS ORC LOCATION 'file:{data}/e'")
+    acid.sql("INSERT INTO e VALUES (2)")
+    assert _dirs(data / "t") == ["delta_0000001_0000001_0000"]
+    assert any(p.suffix != ".crc" for p in (data / "e").iterdir())
+    assert _rows(acid, "SELECT id FROM t") == [(1,)] and _rows(acid, "SELECT id FROM e") == [(2,)]
+    assert not (tmp_path / "file:").exists()
+
+
 def test_alter_set_tblproperties_and_transactional_false_refused(acid):
     acid.sql(f"CREATE TABLE t (id int) {ACID}")
     acid.sql("ALTER TABLE t SET TBLPROPERTIES ('note'='hello', 'k2'='v2')")
@@ -350,3 +365,32 @@ def test_errors_are_one_line_and_change_nothing(acid, warehouse):
     assert _rows(acid, "SELECT id, s FROM t") == before_rows
     result = acid.sql("INSERT INTO t VALUES (2, 'b')")
     assert len(listing(warehouse / "t")) == len(before_files) + 2 and result.num_inserted_rows == 1
+
+
+def test_an_update_looks_each_table_up_once(acid, monkeypatch):
+    """Names are resolved once per statement, by the planner: an UPDATE (its target named twice, in the
+    statement and in its row-finding query, and a table in its subquery) and a MERGE each ask the catalog
+    for every table once, whatever runs after planning (locks, snapshot, binder, executor, commit)."""
+    acid.sql(f"CREATE TABLE employee (id int, salary int) {ACID}")
+    acid.sql(f"CREATE TABLE raises (id int, amount int) {ACID}")
+    acid.sql("INSERT INTO employee VALUES (1, 10), (2, 20)")
+    acid.sql("INSERT INTO raises VALUES (2, 5)")
+    calls: list[tuple[str, str]] = []
+    real = acid.catalog.get_table
+
+    def counted(db: str, name: str):
+        calls.append((db, name))
+        return real(db, name)
+
+    monkeypatch.setattr(acid.catalog, "get_table", counted)
+    result = acid.sql("UPDATE employee SET salary = salary + 1 WHERE id IN (SELECT id FROM raises)")
+    assert result.num_updated_rows == 1
+    assert sorted(calls) == [("default", "employee"), ("default", "raises")]
+    calls.clear()
+    acid.sql(
+        "MERGE INTO employee e USING raises r ON e.id = r.id "
+        "WHEN MATCHED THEN UPDATE SET salary = e.salary + r.amount"
+    )
+    assert sorted(calls) == [("default", "employee"), ("default", "raises")]
+    monkeypatch.undo()
+    assert _rows(acid, "SELECT id, salary FROM employee ORDER BY id") == [(1, 10), (2, 26)]

@@ -9,9 +9,9 @@ import pytest
 from hiveacid_sql.acid.codec import encode_bucket
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.names import delta_dir_name
-from hiveacid_sql.acid.orc_writer import AcidEventWriter
 from hiveacid_sql.errors import ExecutionError, HiveAcidError
 from tests.support.acid_files import listing
+from tests.support.row_events import RowEventWriter
 
 CREATE = "CREATE TABLE t (id int, name string) STORED AS ORC TBLPROPERTIES ('transactional'='true')"
 COLUMNS = [("id", parse_hive_type("int")), ("name", parse_hive_type("string"))]
@@ -23,7 +23,7 @@ def write_delta_by_hand(table_dir: Path, write_id: int, rows: list[tuple[int, st
     delta.mkdir(parents=True)
     (delta / "_orc_acid_version").write_bytes(b"2")
     with open(delta / "bucket_00000", "wb") as f:
-        writer = AcidEventWriter(f, COLUMNS)
+        writer = RowEventWriter(f, COLUMNS)
         for i, row in enumerate(rows):
             writer.insert(write_id, encode_bucket(0, 0), i, row)
         writer.close()

@@ -9,6 +9,7 @@ import pytest
 
 from hiveacid_sql.acid.listing import (
     filesystem_for,
+    is_uri,
     list_acid_dir,
     max_write_id_on_disk,
     parse_metadata_acid,
@@ -135,6 +136,16 @@ def test_filesystem_for(tmp_path):
     assert p == str(Path("relative/dir").absolute())
     with pytest.raises(AcidFormatError):
         filesystem_for("file://otherhost/x")
+
+
+def test_filesystem_for_hadoop_local_paths(tmp_path):
+    """Hive's metastore stores local locations as Hadoop writes them, ``file:/path``, with partition names
+    escaped by Hive (``%2F`` is part of the directory's name): taken as that local path, never relative."""
+    fs, p = filesystem_for(f"file:{tmp_path}/t/k=a%2Fb")
+    assert isinstance(fs, pafs.LocalFileSystem) and p == f"{tmp_path}/t/k=a%2Fb"
+    assert filesystem_for("file:/")[1] == "/"
+    assert is_uri("file:/x") and is_uri("hdfs://nn:8020/x") and not is_uri("relative/file:x")
+    assert not is_uri("/abs/path") and not is_uri("C:\\data")
 
 
 def test_fixture_dummy_id_data_orc():

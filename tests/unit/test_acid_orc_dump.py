@@ -20,9 +20,10 @@ from hiveacid_sql.acid.orc_dump import (
     is_acid_schema,
     user_metadata,
 )
-from hiveacid_sql.acid.orc_writer import AcidEventWriter, row_converter
+from hiveacid_sql.acid.orc_writer import row_converter
 from hiveacid_sql.errors import AcidFormatError
 from tests.support.fixtures import HIVE_WRITTEN as FIXTURES
+from tests.support.row_events import RowEventWriter
 
 B0 = 1 << 29 | 0 << 16 | 0
 EMPLOYEE = [
@@ -34,7 +35,7 @@ EMPLOYEE = [
 
 def write_employee(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as f, AcidEventWriter(f, EMPLOYEE) as w:
+    with path.open("wb") as f, RowEventWriter(f, EMPLOYEE) as w:
         for i, row in enumerate([(1, "Jerry", 5000), (2, "Tom", 8000), (3, "Kate", 6000)]):
             w.insert(1, B0, i, row)
 
@@ -45,7 +46,7 @@ def test_walkthrough_lines(tmp_path: Path) -> None:
     (delta.parent / "_orc_acid_version").write_bytes(b"2")
     dd = tmp_path / "employee" / "delete_delta_0000002_0000002_0000" / "bucket_00000"
     dd.parent.mkdir()
-    with dd.open("wb") as f, AcidEventWriter(f, EMPLOYEE) as w:
+    with dd.open("wb") as f, RowEventWriter(f, EMPLOYEE) as w:
         w.delete(1, B0, 1, 2)
     (dd.parent / "_orc_acid_version").write_bytes(b"2")
 
@@ -108,7 +109,7 @@ def test_value_rendering() -> None:
         "f": 2.5,
     }
     buf = io.BytesIO()
-    with AcidEventWriter(buf, columns) as w:
+    with RowEventWriter(buf, columns) as w:
         w.insert(1, B0, 0, row_converter(columns)(row))
     buf.seek(0)
     (event,) = list(dump_events(buf))

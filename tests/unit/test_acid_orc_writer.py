@@ -13,7 +13,7 @@ import pyorc
 import pytest
 
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
-from hiveacid_sql.acid.orc_writer import AcidEventWriter, EventFileStats, row_converter
+from hiveacid_sql.acid.orc_writer import EventFileStats, row_converter
 from hiveacid_sql.errors import AcidFormatError
 from tests.support.event_file_cases import (
     ALL_COLUMNS,
@@ -32,11 +32,12 @@ from tests.support.event_file_cases import (
     check_walkthrough_insert,
     check_walkthrough_update,
 )
+from tests.support.row_events import RowEventWriter
 
 
 def write_file(path: Path, columns, fill, **kwargs) -> EventFileStats:
     with path.open("wb") as f:
-        w = AcidEventWriter(f, columns, path=str(path), **kwargs)
+        w = RowEventWriter(f, columns, path=str(path), **kwargs)
         fill(w)
         return w.close()
 
@@ -46,7 +47,7 @@ def test_walkthrough_insert(tmp_path: Path) -> None:
     path = tmp_path / "delta_0000001_0000001_0000" / "bucket_00000"
     path.parent.mkdir()
 
-    def fill(w: AcidEventWriter) -> None:
+    def fill(w: RowEventWriter) -> None:
         for i, row in enumerate([(1, "Jerry", 5000), (2, "Tom", 8000), (3, "Kate", 6000)]):
             w.insert(1, B0, i, row)
 
@@ -65,7 +66,7 @@ def test_walkthrough_update(tmp_path: Path) -> None:
 def test_multi_stripe_key_index(tmp_path: Path, n: int, stripes: int, key_index: str) -> None:
     path = tmp_path / "bucket_00000"
 
-    def fill(w: AcidEventWriter) -> None:
+    def fill(w: RowEventWriter) -> None:
         for i in range(n):
             w.insert(7, B0, i, (i, f"name{i}", i * 10))
 
@@ -79,7 +80,7 @@ def test_multi_stripe_deletes_over_several_write_ids(tmp_path: Path) -> None:
         (owid, bucket_value(b, s), rid) for owid in (1, 2) for b in (0, 1) for s in (0, 1) for rid in range(3)
     )
 
-    def fill(w: AcidEventWriter) -> None:
+    def fill(w: RowEventWriter) -> None:
         for k in keys:
             w.delete(*k, 9)
 
@@ -92,7 +93,7 @@ def test_empty_writer(tmp_path: Path) -> None:
 
 
 def test_ordering_violations() -> None:
-    w = AcidEventWriter(io.BytesIO(), EMPLOYEE, path="x/bucket_00000")
+    w = RowEventWriter(io.BytesIO(), EMPLOYEE, path="x/bucket_00000")
     w.insert(1, B0, 5, (1, "a", 1))
     with pytest.raises(AcidFormatError, match=r"duplicate.*\(1, 536870912, 5\) after \(1, 536870912, 5\)"):
         w.insert(1, B0, 5, (1, "a", 1))
@@ -104,7 +105,7 @@ def test_ordering_violations() -> None:
     assert w.close().rows == 2
 
     # bucket compares as a signed int: a negative bucket sorts before a positive one
-    d = AcidEventWriter(io.BytesIO(), EMPLOYEE)
+    d = RowEventWriter(io.BytesIO(), EMPLOYEE)
     d.delete(3, -5, 0, 4)
     d.delete(3, B0, 0, 4)
     with pytest.raises(AcidFormatError, match="out-of-order"):
@@ -113,7 +114,7 @@ def test_ordering_violations() -> None:
 
 
 def test_mixing_and_bad_arguments() -> None:
-    w = AcidEventWriter(io.BytesIO(), EMPLOYEE)
+    w = RowEventWriter(io.BytesIO(), EMPLOYEE)
     w.insert(1, B0, 0, (1, "a", 1))
     with pytest.raises(AcidFormatError, match="delete event into a file of insert events"):
         w.delete(1, B0, 1, 2)
@@ -127,21 +128,21 @@ def test_mixing_and_bad_arguments() -> None:
     with pytest.raises(AcidFormatError, match="closed"):
         w.insert(1, B0, 3, (1, "a", 1))
 
-    d = AcidEventWriter(io.BytesIO(), EMPLOYEE)
+    d = RowEventWriter(io.BytesIO(), EMPLOYEE)
     d.delete(1, B0, 0, 2)
     with pytest.raises(AcidFormatError, match="insert event into a file of delete events"):
         d.insert(2, B0, 0, (1, "a", 1))
     d.close()
 
     with pytest.raises(AcidFormatError, match="multiple of batch_size"):
-        AcidEventWriter(io.BytesIO(), EMPLOYEE, rows_per_stripe=15, batch_size=10)
+        RowEventWriter(io.BytesIO(), EMPLOYEE, rows_per_stripe=15, batch_size=10)
     with pytest.raises(AcidFormatError, match="compression"):
-        AcidEventWriter(io.BytesIO(), EMPLOYEE, compression="brotli")
+        RowEventWriter(io.BytesIO(), EMPLOYEE, compression="brotli")
 
 
 def test_close_leaves_fileobj_open_and_context_manager() -> None:
     buf = io.BytesIO()
-    with AcidEventWriter(buf, EMPLOYEE, compression="none") as w:
+    with RowEventWriter(buf, EMPLOYEE, compression="none") as w:
         w.insert(1, B0, 0, (1, "a", 1))
     assert not buf.closed
     stats = w.close()  # idempotent
@@ -154,7 +155,7 @@ def test_all_types_round_trip(tmp_path: Path) -> None:
     convert = row_converter(ALL_COLUMNS)
     path = tmp_path / "bucket_00000"
 
-    def fill(w: AcidEventWriter) -> None:
+    def fill(w: RowEventWriter) -> None:
         for i, row in enumerate(INPUT_ROWS):
             w.insert(4, B0, i, convert(row))
 
@@ -247,7 +248,7 @@ def test_naive_timestamps_do_not_depend_on_process_time_zone(monkeypatch: pytest
     time.tzset()
     try:
         buf = io.BytesIO()
-        with AcidEventWriter(buf, columns) as w:
+        with RowEventWriter(buf, columns) as w:
             w.insert(1, B0, 0, (dt.datetime(2020, 1, 1, 12, 0, 0, 999999),))
             w.insert(1, B0, 1, (dt.datetime(2020, 1, 1, 12, 0, tzinfo=dt.timezone(dt.timedelta(hours=2))),))
     finally:

@@ -3,7 +3,8 @@ TYPE_CHECKING) read with ``ast``, so a cycle, a cross-module ``_private`` import
 down fails here, in CI, before review.
 
 Layers, data walks one way: ``sql -> plan -> exec -> engine -> cli / jupyter``; ``acid`` at the bottom,
-``txn`` above ``acid``; SQLAlchemy only in ``txn``; PySpark never in ``sql``, ``plan``, ``acid`` or ``txn``.
+``txn`` above ``acid``; SQLAlchemy only in ``txn``; PySpark run only in ``exec`` (the engine, compactor and
+surfaces name its types in annotations only).
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "hiveacid_sql"
 
@@ -24,6 +23,7 @@ class Import:
     target: str  # the module imported (a package module when it exists, else the name's module)
     name: str | None  # the name taken from it (``from m import name``), None for ``import m``
     line: int
+    typing_only: bool = False  # under ``if TYPE_CHECKING:``: for annotations, never run
 
 
 def _modules() -> dict[str, Path]:
@@ -39,13 +39,25 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
+def _typing_only_nodes(tree: ast.AST) -> set[int]:
+    """ids of the nodes inside an ``if TYPE_CHECKING:`` body."""
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for stmt in node.body:
+                inside.update(id(n) for n in ast.walk(stmt))
+    return inside
+
+
 def _imports() -> Iterator[Import]:
     for module, path in MODULES.items():
         is_package = path.name == "__init__.py"
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = _typing_only_nodes(tree)
+        for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
-                    yield Import(module, alias.name, None, node.lineno)
+                    yield Import(module, alias.name, None, node.lineno, id(node) in typing_only)
             elif isinstance(node, ast.ImportFrom):
                 if node.level:
                     base = module.split(".") if is_package else module.split(".")[:-1]
@@ -55,7 +67,8 @@ def _imports() -> Iterator[Import]:
                     origin = node.module or ""
                 for alias in node.names:
                     full = f"{origin}.{alias.name}"
-                    yield Import(module, full if full in MODULES else origin, alias.name, node.lineno)
+                    target = full if full in MODULES else origin
+                    yield Import(module, target, alias.name, node.lineno, id(node) in typing_only)
 
 
 IMPORTS = list(_imports())
@@ -162,20 +175,36 @@ def test_layers_import_only_downwards() -> None:
     assert offenders == []
 
 
-@pytest.mark.parametrize(
-    ("library", "allowed_layers"),
-    [
-        ("sqlalchemy", {"txn"}),
-        ("pyspark", {"exec", "engine", "compactor", "cli", "jupyter"}),
-    ],
-)
-def test_third_party_libraries_stay_in_their_layers(library: str, allowed_layers: set[str]) -> None:
+def _imports_of(library: str) -> list[Import]:
+    return [i for i in IMPORTS if i.target == library or i.target.startswith(library + ".")]
+
+
+def test_sqlalchemy_only_in_txn() -> None:
+    offenders = [f"{i.source}:{i.line}" for i in _imports_of("sqlalchemy") if _layer(i.source) != "txn"]
+    assert offenders == []
+
+
+#: layers that hand Spark objects through (a SparkSession in, DataFrames out) and may name their types in
+#: annotations (under ``TYPE_CHECKING``), without running any PySpark themselves.
+SPARK_TYPES_IN_ANNOTATIONS = {"engine", "compactor", "cli", "jupyter"}
+
+
+def test_pyspark_runs_only_in_exec() -> None:
+    """One executor: every PySpark call is in ``exec/`` (the session start-up is exec/session.py too); the
+    engine runs transactions around it and only names Spark's types in annotations."""
     offenders = [
-        f"{i.source}:{i.line} imports {i.target}"
-        for i in IMPORTS
-        if (i.target == library or i.target.startswith(library + ".")) and _layer(i.source) not in allowed_layers
+        f"{i.source}:{i.line} imports {i.target}" + (" (for annotations)" if i.typing_only else "")
+        for i in _imports_of("pyspark") + _imports_of("py4j")
+        if _layer(i.source) != "exec" and not (i.typing_only and _layer(i.source) in SPARK_TYPES_IN_ANNOTATIONS)
     ]
     assert offenders == []
+
+
+def test_the_walk_tells_annotation_imports_apart() -> None:
+    context = [i for i in IMPORTS if i.source == "hiveacid_sql.engine.context" and i.target.startswith("pyspark")]
+    assert context and all(i.typing_only for i in context)
+    binder = [i for i in IMPORTS if i.source == "hiveacid_sql.exec.binder" and i.target.startswith("pyspark")]
+    assert binder and not any(i.typing_only for i in binder)
 
 
 def test_the_session_stays_small() -> None:
@@ -183,3 +212,36 @@ def test_the_session_stays_small() -> None:
     handlers (engine/statements.py) and the executors, so the file stays under 200 lines."""
     lines = (PACKAGE / "engine" / "session.py").read_text(encoding="utf-8").count("\n")
     assert lines < 200, f"engine/session.py has {lines} lines"
+
+
+def _plan_classes() -> set[str]:
+    """The plan classes of plan/model.py: ``Plan``, everything deriving from it, and the unions of them."""
+    tree = ast.parse((PACKAGE / "plan" / "model.py").read_text(encoding="utf-8"))
+    names = {"Plan"}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and any(isinstance(b, ast.Name) and b.id in names for b in node.bases):
+            names.add(node.name)
+    for node in tree.body:
+        is_union = isinstance(node, ast.Assign) and isinstance(node.value, ast.BinOp)
+        if is_union and {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)} <= names:
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
+def test_no_module_switches_on_the_plan_class() -> None:
+    """Consumers ask the plan (its target, reads, legs, locks, what EXPLAIN says); only the dispatch
+    registries (dicts keyed by plan class in exec/dml.py and exec/dryrun.py) know the classes, so adding a
+    statement kind is one plan class and one executor entry, no ``isinstance`` to find and extend."""
+    plans = _plan_classes()
+    assert {"Plan", "InsertPlan", "MergePlan", "DmlPlan"} <= plans
+    offenders = []
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"):
+                continue
+            classes = node.args[1] if len(node.args) == 2 else ast.Constant(None)
+            named = {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(classes)
+                     if isinstance(n, ast.Name | ast.Attribute)}
+            if named & plans:
+                offenders.append(f"{module}:{node.lineno} isinstance(.., {ast.unparse(classes)})")
+    assert offenders == []

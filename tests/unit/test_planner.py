@@ -109,3 +109,27 @@ def test_dml_on_a_plain_table_and_unknown_tables(planner: Planner) -> None:
         plan(planner, "DELETE FROM plain")
     with pytest.raises(PlanError, match=r"^line 1, col 13: Table not found 'default.nope'$"):
         plan(planner, "DELETE FROM nope")
+
+
+def test_an_unqualified_session_view_is_read_as_a_view_before_a_table(catalog: DictCatalog) -> None:
+    """Spark's order: a temporary view of the session first for an unqualified name (asked once per statement),
+    the warehouse table for a qualified one; the written table is always the warehouse's."""
+    asked: Counter[str] = Counter()
+
+    def is_view(name: str) -> bool:
+        asked[name] += 1
+        return name in {"updates", "src"}
+
+    planner = Planner(catalog.get_table, lambda: "default", is_view=is_view)
+    p = plan(planner, "MERGE INTO employee t USING src s ON t.id = s.id WHEN MATCHED AND s.id IN (SELECT id FROM src) "
+                      "THEN UPDATE SET salary = s.salary")
+    assert isinstance(p, MergePlan)
+    assert {t.name for t in p.reads.tables} == {"employee"} and p.reads.session_views == {"src"}
+    assert asked["src"] == 1
+    q = planner.plan_query(parse_one("SELECT * FROM updates JOIN default.updates u USING (id)").tree)
+    assert [t.qualified_name for t in q.reads.tables] == ["default.updates"] and q.reads.session_views == {"updates"}
+    insert = plan(planner, "INSERT INTO updates SELECT * FROM updates")
+    assert isinstance(insert, InsertPlan) and insert.target.qualified_name == "default.updates"
+    assert insert.reads.tables == () and insert.reads.session_views == {"updates"}
+    with pytest.raises(PlanError, match=r"^line 1, col 13: 'src' is a temporary view of the Spark session"):
+        plan(planner, "INSERT INTO src VALUES (1)")

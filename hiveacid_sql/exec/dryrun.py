@@ -1,6 +1,6 @@
 """Dry runs: the rows an INSERT / UPDATE / DELETE / MERGE / TRUNCATE would change, committing nothing.
 
-A dry run takes the statement's own plan (the one :class:`~hiveacid_sql.engine.dml.DmlRunner` executes) and
+A dry run takes the statement's own plan (the one :mod:`hiveacid_sql.exec.dml` executes) and
 runs its row-finding query over a snapshot, adding the old values next to the new ones. No transaction is
 opened and no write id allocated (the snapshot is a plain read, or the open transaction's), nothing is
 written; MERGE still applies Hive's cardinality check, so a statement that would fail fails here too.
@@ -16,18 +16,16 @@ replace as deletes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from sqlglot import exp
 
-from hiveacid_sql.engine.merge import cardinality_check
 from hiveacid_sql.exec.binder import Binder
+from hiveacid_sql.exec.merge import cardinality_check
 from hiveacid_sql.exec.plain import read_plain
 from hiveacid_sql.exec.routing import new_part_dir, static_part_dir
 from hiveacid_sql.exec.scan import ROW_ID
-from hiveacid_sql.exec.session import hive_value_semantics
 from hiveacid_sql.exec.shaping import shape_rows
 from hiveacid_sql.exec.spark_types import to_spark_type
 from hiveacid_sql.plan.columns import BUCKET, CLAUSE, OWID, PART_DIR, ROWID
@@ -41,11 +39,8 @@ from hiveacid_sql.plan.model import (
     UpdatePlan,
 )
 from hiveacid_sql.plan.target import target_table
-from hiveacid_sql.settings import CARDINALITY_CHECK
-from hiveacid_sql.txn import Snapshot, TableDef
-
-if TYPE_CHECKING:
-    from hiveacid_sql.engine.context import StatementContext
+from hiveacid_sql.settings import CARDINALITY_CHECK, Settings
+from hiveacid_sql.txn import TableDef
 
 ACTION = "action"
 _OLD = "__old_"
@@ -101,7 +96,7 @@ def _current_rows(binder: Binder, table: TableDef) -> DataFrame:
     return binder.run(select, BoundTables((table,), target_pruning=None))
 
 
-def _insert(ctx: StatementContext, binder: Binder, plan: InsertPlan) -> DataFrame:
+def _insert(binder: Binder, plan: InsertPlan, settings: Settings) -> DataFrame:
     target = plan.target
     rows = shape_rows(binder.run(plan.source, plan.reads), target, plan.column_order, plan.static_partitions)
     inserts = _shape(rows, target, F.lit("insert"), old=False, new=True, row_id=False)
@@ -109,8 +104,8 @@ def _insert(ctx: StatementContext, binder: Binder, plan: InsertPlan) -> DataFram
         return inserts
     current = _current_rows(binder, target)
     if target.is_partitioned:
-        if len(plan.static_partitions) == len(target.partition_keys):  # one static partition, replaced even by no rows
-            static = static_part_dir(ctx.spark, plan)
+        if plan.writes_one_partition:  # one static partition, replaced even by no rows
+            static = static_part_dir(binder.spark, plan)
             current = current.where(F.col(PART_DIR) == F.lit(static))
         else:  # dynamic: only the partitions that receive rows are replaced
             written = rows.select(new_part_dir(target).alias(PART_DIR)).distinct()
@@ -119,11 +114,11 @@ def _insert(ctx: StatementContext, binder: Binder, plan: InsertPlan) -> DataFram
     return deletes.unionByName(inserts)
 
 
-def _merge(ctx: StatementContext, binder: Binder, plan: MergePlan) -> DataFrame:
+def _merge(binder: Binder, plan: MergePlan, settings: Settings) -> DataFrame:
     target = plan.target
     alias = _target_alias(plan.query)
     classified = binder.run(_with_old_values(plan.query, target, alias), plan.reads)
-    classified = cardinality_check(plan, classified, ctx.settings.value(CARDINALITY_CHECK))
+    classified = cardinality_check(plan, classified, settings.value(CARDINALITY_CHECK))
     classified = classified.where(F.col(CLAUSE).isNotNull())
     action = F.lit(None).cast("string")
     for c in plan.clauses:
@@ -141,26 +136,26 @@ def _merge(ctx: StatementContext, binder: Binder, plan: MergePlan) -> DataFrame:
     return classified.select(*cols)
 
 
-def _truncate(ctx: StatementContext, binder: Binder, plan: TruncatePlan) -> DataFrame:
+def _truncate(binder: Binder, plan: TruncatePlan, settings: Settings) -> DataFrame:
     target = plan.target
     if not target.is_transactional:
-        plain = read_plain(ctx.spark, target)
+        plain = read_plain(binder.spark, target)
         plain = plain.select(*[F.col(f"`{c.name}`").alias(_old(c.name)) for c in target.all_columns])
         return _shape(plain, target, F.lit("delete"), old=True, new=False, row_id=False)
     return _shape(_current_rows(binder, target), target, F.lit("delete"), old=True, new=False, row_id=True)
 
 
-def _update(ctx: StatementContext, binder: Binder, plan: UpdatePlan) -> DataFrame:
+def _update(binder: Binder, plan: UpdatePlan, settings: Settings) -> DataFrame:
     source = _with_old_values(plan.source, plan.target, _target_alias(plan.source))
     return _shape(binder.run(source, plan.reads), plan.target, F.lit("update"), old=True, new=True, row_id=True)
 
 
-def _delete(ctx: StatementContext, binder: Binder, plan: DeletePlan) -> DataFrame:
+def _delete(binder: Binder, plan: DeletePlan, settings: Settings) -> DataFrame:
     source = _with_old_values(plan.source, plan.target, _target_alias(plan.source))
     return _shape(binder.run(source, plan.reads), plan.target, F.lit("delete"), old=True, new=False, row_id=True)
 
 
-#: The dry run's dispatch by plan class (the same plans the executor's ``_LEG_WRITERS`` runs).
+#: The dry run's dispatch by plan class (the same plans the executor's ``_LEG_WRITERS`` (exec/dml.py) runs).
 _DRY_RUNS: dict[type, Callable[..., DataFrame]] = {
     InsertPlan: _insert,
     TruncatePlan: _truncate,
@@ -170,7 +165,6 @@ _DRY_RUNS: dict[type, Callable[..., DataFrame]] = {
 }
 
 
-def dry_run_frame(ctx: StatementContext, plan: DmlPlan, snapshot: Snapshot) -> DataFrame:
-    """The rows ``plan`` would change at ``snapshot`` (see the module notes for the columns)."""
-    with ctx.bound(snapshot) as binder, hive_value_semantics(ctx.spark):
-        return _DRY_RUNS[type(plan)](ctx, binder, plan)
+def dry_run_frame(binder: Binder, plan: DmlPlan, settings: Settings) -> DataFrame:
+    """The rows ``plan`` would change at the binder's snapshot (see the module notes for the columns)."""
+    return _DRY_RUNS[type(plan)](binder, plan, settings)

@@ -1,0 +1,238 @@
+"""The executor of INSERT / UPDATE / DELETE / MERGE / TRUNCATE: the Spark and file side of a DML statement.
+
+The transaction around it (snapshot, write id, statement ids, locks, what is recorded for the commit) is the
+engine's (:mod:`hiveacid_sql.engine.writes`); this module gets a bound statement (the
+:class:`~hiveacid_sql.exec.binder.Binder` at the statement's snapshot), the plan and the sink of the write
+id, finds the rows, builds the *event frame* (one row per ACID event: :mod:`hiveacid_sql.exec.events`) and
+writes the files. Statement-sized event sets are written by the driver (one Spark job to compute them, no
+shuffle, no Python workers); larger ones by Spark tasks.
+
+The dispatch by plan class is :func:`write_legs` (one writer per plan class, in ``_LEG_WRITERS``); the
+helpers the engine, EXPLAIN and the dry run share are public: :func:`table_sink`,
+:func:`~hiveacid_sql.exec.routing.static_part_dir`, :func:`~hiveacid_sql.exec.merge.cardinality_check`.
+Plain (non-transactional) targets go through :func:`write_plain_target`, the same way by plan class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from hiveacid_sql.acid.listing import filesystem_for
+from hiveacid_sql.errors import ExecutionError
+from hiveacid_sql.exec.events import delete_events, insert_events, update_events
+from hiveacid_sql.exec.merge import MergeCounts, write_merge
+from hiveacid_sql.exec.plain import write_plain
+from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir, static_part_dir
+from hiveacid_sql.exec.shaping import shape_rows
+from hiveacid_sql.exec.spark_types import data_types
+from hiveacid_sql.exec.tasks import TableSink
+from hiveacid_sql.exec.write import (
+    FileWritten,
+    finish_directories,
+    write_changes,
+    write_events,
+    write_events_local,
+    write_version_file,
+)
+from hiveacid_sql.plan.model import DeletePlan, DmlPlan, InsertPlan, MergePlan, TruncatePlan, UpdatePlan
+from hiveacid_sql.settings import DRIVER_WRITE_MAX_ROWS, Settings
+from hiveacid_sql.txn import TableDef
+
+if TYPE_CHECKING:
+    from pyarrow.fs import FileSystem
+
+    from hiveacid_sql.exec.binder import Binder
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a statement's legs wrote: the files, the directories they landed in (empty bases included),
+    the TXN_COMPONENTS operation and the row counts the statement reports (``DmlResult`` fields)."""
+
+    files: list[FileWritten]
+    directories: list[str]
+    operation: str
+    counts: dict[str, Any]
+
+
+def _rows(files: list[FileWritten], kind: str) -> int:
+    return sum(f.rows for f in files if f.kind == kind)
+
+
+def _insert_delete_counts(files: list[FileWritten]) -> dict[str, Any]:
+    inserted, deleted = _rows(files, "insert"), _rows(files, "delete")
+    return {"num_inserted_rows": inserted, "num_deleted_rows": deleted, "num_affected_rows": inserted + deleted}
+
+
+def _merge_counts(merge: MergeCounts) -> dict[str, Any]:
+    per = merge.clauses
+    ins = sum(c.num_rows for c in per if c.action == "INSERT")
+    upd = sum(c.num_rows for c in per if c.action == "UPDATE")
+    dele = sum(c.num_rows for c in per if c.action == "DELETE")
+    return {
+        "num_inserted_rows": ins,
+        "num_updated_rows": upd,
+        "num_deleted_rows": dele,
+        "num_affected_rows": ins + upd + dele,
+        "num_source_rows": merge.source_rows,
+        "num_target_rows_matched": merge.target_rows_matched,
+        "clauses": per,
+    }
+
+
+def table_sink(table: TableDef, write_id: int, *, overwrite: bool) -> TableSink:
+    """Where a statement writing ``table`` under ``write_id`` puts its files."""
+    _fs, path = filesystem_for(table.location)
+    return TableSink(
+        fs_uri=table.location,
+        location=path,
+        columns=tuple((c.name, c.type) for c in table.columns),
+        write_id=write_id,
+        overwrite=overwrite,
+        partitioned=table.is_partitioned,
+        compression=table.orc_compression,
+    )
+
+
+def write_legs(binder: Binder, plan: DmlPlan, sink: TableSink, statement_ids: list[int], settings: Settings) -> Written:
+    """Find ``plan``'s rows at the binder's snapshot and write its legs (one writer per plan class); an
+    INSERT OVERWRITE that wrote nothing where it overwrites leaves an empty base there."""
+    assert plan.query is not None  # TRUNCATE writes no rows: write_empty_bases
+    rows = binder.run(plan.query, plan.reads)
+    files, operation, counts = _LEG_WRITERS[type(plan)](binder, plan, rows, sink, statement_ids, settings)
+    fs, _ = filesystem_for(plan.target.location)
+    directories = finish_directories(fs, sink, files)
+    if plan.overwrites:
+        directories = _empty_overwritten_bases(binder, plan, sink, fs, directories)
+    return Written(files, directories, operation, counts)
+
+
+_Leg = tuple[list[FileWritten], str, dict[str, Any]]
+
+
+def _write_insert(
+    binder: Binder, plan: InsertPlan, rows: DataFrame, sink: TableSink, statement_ids: list[int], settings: Settings
+) -> _Leg:
+    target = plan.target
+    rows = shape_rows(rows, target, plan.column_order, plan.static_partitions)
+    static = static_part_dir(binder.spark, plan) if plan.writes_one_partition else None
+    events = insert_events(
+        rows, [c.name for c in target.columns], stmt=statement_ids[0],
+        part_dir=new_part_dir(target, static), bucket_id=new_bucket_id(target),
+    )
+    if plan.values:
+        files = write_events_local(events.toArrow(), sink)
+    else:
+        files = write_events(events, sink, route="shuffle" if target.is_bucketed else "append")
+    return files, "i", _insert_delete_counts(files)
+
+
+def _write_update(
+    binder: Binder, plan: UpdatePlan, changed: DataFrame, sink: TableSink, statement_ids: list[int], settings: Settings
+) -> _Leg:
+    target = plan.target
+    part_dir = new_part_dir(target) if plan.moves_partitions else F.col("__part_dir")
+    bucket = new_bucket_id(target) if plan.moves_buckets else None
+    events = update_events(
+        changed, [c.name for c in target.columns], stmt=statement_ids[0], data_types=data_types(target),
+        new_part_dir=part_dir, new_bucket_id=bucket,
+    )
+    files = write_changes(events, sink, settings.value(DRIVER_WRITE_MAX_ROWS))
+    updated = _rows(files, "delete")  # each updated row: one delete event and its new version
+    return files, "u", {"num_updated_rows": updated, "num_affected_rows": updated}
+
+
+def _write_delete(
+    binder: Binder, plan: DeletePlan, changed: DataFrame, sink: TableSink, statement_ids: list[int], settings: Settings
+) -> _Leg:
+    target = plan.target
+    events = delete_events(changed, [c.name for c in target.columns], stmt=statement_ids[0], data_types=data_types(target))
+    files = write_changes(events, sink, settings.value(DRIVER_WRITE_MAX_ROWS))
+    return files, "d", _insert_delete_counts(files)
+
+
+def _write_merge(
+    binder: Binder, plan: MergePlan, classified: DataFrame, sink: TableSink, statement_ids: list[int], settings: Settings
+) -> _Leg:
+    files, merge = write_merge(plan, classified, statement_ids, sink, settings)
+    return files, "u", _merge_counts(merge)
+
+
+#: The executor's dispatch by plan class: the one place that knows which writer a plan's rows go through.
+_LEG_WRITERS: dict[type, Callable[..., _Leg]] = {
+    InsertPlan: _write_insert,
+    UpdatePlan: _write_update,
+    DeletePlan: _write_delete,
+    MergePlan: _write_merge,
+}
+
+
+def _empty_overwritten_bases(
+    binder: Binder, plan: DmlPlan, sink: TableSink, fs: FileSystem, directories: list[str]
+) -> list[str]:
+    """INSERT OVERWRITE that wrote no row into the partition it names (or the table) still hides the old
+    rows there: an empty ``base_W``, as Hive writes."""
+    target = plan.target
+    if target.is_partitioned and not plan.writes_one_partition:
+        return directories  # dynamic partitions: only those that received rows are overwritten
+    part = static_part_dir(binder.spark, plan) if target.is_partitioned else ""
+    base = sink.directory(0, 0)
+    rel = f"{part}/{base}" if part else base
+    if rel not in directories:
+        write_version_file(fs, f"{sink.location.rstrip('/')}/{rel}")
+        directories = sorted([*directories, rel])
+    return directories
+
+
+def truncate(plan: TruncatePlan, sink: TableSink, partitions: list[str], stmt: int) -> Written:
+    """TRUNCATE of an ACID table: an empty base in the table or in each of ``partitions``."""
+    directories = write_empty_bases(plan.target, sink, partitions, stmt)
+    return Written([], directories, "i", _insert_delete_counts([]))
+
+
+def write_empty_bases(table: TableDef, sink: TableSink, partitions: list[str], stmt: int) -> list[str]:
+    """TRUNCATE: an empty ``base_W`` in the table (or in each of ``partitions``), so older snapshots stay
+    readable; the directories written, relative to the table."""
+    fs, _ = filesystem_for(table.location)
+    base = sink.directory(0, stmt)
+    directories = []
+    for part in partitions:
+        rel = f"{part}/{base}" if part else base
+        write_version_file(fs, f"{sink.location.rstrip('/')}/{rel}")
+        directories.append(rel)
+    return directories
+
+
+def write_plain_target(binder: Binder, plan: DmlPlan) -> int:
+    """INSERT into or TRUNCATE a plain (non-transactional) table; the rows written."""
+    if plan.target.is_transactional or type(plan) not in _PLAIN_WRITERS:
+        raise ExecutionError(f"{plan.statement} of {plan.target.qualified_name} is not a plain-table write")
+    return _PLAIN_WRITERS[type(plan)](binder, plan)
+
+
+def _insert_plain(binder: Binder, plan: InsertPlan) -> int:
+    """INSERT into a plain table through Spark's own writers; the rows inserted."""
+    rows = shape_rows(binder.run(plan.source, plan.reads), plan.target, plan.column_order, ())
+    rows = rows.cache()
+    try:
+        count = rows.count()
+        write_plain(rows, plan.target, overwrite=plan.overwrite)
+    finally:
+        rows.unpersist()
+    return count
+
+
+def _truncate_plain(binder: Binder, plan: TruncatePlan) -> int:
+    """TRUNCATE of a plain table: its files go (no older snapshot to keep)."""
+    fs, path = filesystem_for(plan.target.location)
+    fs.delete_dir_contents(path, missing_dir_ok=True)
+    return 0
+
+
+#: Plain targets by plan class (UPDATE, DELETE and MERGE of a plain table are refused by the planner).
+_PLAIN_WRITERS: dict[type, Callable[..., int]] = {InsertPlan: _insert_plain, TruncatePlan: _truncate_plain}

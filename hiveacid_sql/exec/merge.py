@@ -1,0 +1,136 @@
+"""The MERGE leg of the executor: one join, the cardinality check, one event frame, the files.
+
+The joined and classified rows (see :mod:`hiveacid_sql.plan.merge`) are kept by Spark for the duration of
+the statement, because three things read them: the cardinality check (a target row matched by more than one
+source row where an UPDATE or DELETE clause applies is an error, Hive's ``hive.merge.cardinality.check``),
+the report's counts, and the writers. Nothing re-scans the target.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pyspark import StorageLevel
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from hiveacid_sql.errors import ExecutionError
+from hiveacid_sql.exec.events import bucket_id_of, merge_events
+from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir
+from hiveacid_sql.exec.spark_types import data_types
+from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID, UNASSIGNED_BUCKET
+from hiveacid_sql.exec.write import write_changes
+from hiveacid_sql.plan.columns import CLAUSE, SOURCE_ID
+from hiveacid_sql.plan.model import MergeClause, MergePlan
+from hiveacid_sql.results import ClauseResult
+from hiveacid_sql.settings import CARDINALITY_CHECK, DRIVER_WRITE_MAX_ROWS, Settings
+
+if TYPE_CHECKING:
+    from hiveacid_sql.exec.tasks import TableSink
+    from hiveacid_sql.exec.write import FileWritten
+
+_ROW_ID = [PART_DIR, OWID, BUCKET, ROWID]
+_MATCH_TEXT = {"matched": "MATCHED", "not_matched": "NOT MATCHED", "not_matched_by_source": "NOT MATCHED BY SOURCE"}
+
+
+@dataclass(frozen=True)
+class MergeCounts:
+    """What the report adds for MERGE: source rows, target rows matched, and rows per clause."""
+
+    source_rows: int
+    target_rows_matched: int
+    clauses: tuple[ClauseResult, ...]
+
+
+def _indices(clauses: tuple[MergeClause, ...], *actions: str, match: str | None = None) -> list[int]:
+    return [c.index for c in clauses if c.action in actions and (match is None or c.match == match)]
+
+
+def _in(clause: Column, indices: list[int]) -> Column:
+    return clause.isin(indices) if indices else F.lit(False)
+
+
+def _row_text(row) -> str:
+    part = f" in partition {row[PART_DIR]}" if row[PART_DIR] else ""
+    return f'{{"writeid":{row[OWID]},"bucketid":{row[BUCKET]},"rowid":{row[ROWID]}}}{part}'
+
+
+def write_merge(
+    plan: MergePlan, classified: DataFrame, statement_ids: list[int], sink: TableSink, settings: Settings
+) -> tuple[list[FileWritten], MergeCounts]:
+    """The MERGE leg of the executor (:mod:`hiveacid_sql.exec.dml`): the cardinality check, the counts and
+    the events of every clause, written as the other DML statements write theirs."""
+    target = plan.target
+    clauses = plan.clauses
+    clause = F.col(CLAUSE)
+    classified = classified.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        classified = cardinality_check(plan, classified, settings.value(CARDINALITY_CHECK))
+        counts = classified.agg(
+            F.count_distinct(F.col(SOURCE_ID)).alias("source_rows"),
+            F.count_distinct(
+                F.when(F.col(OWID).isNotNull() & F.col(SOURCE_ID).isNotNull(), F.struct(*_ROW_ID))
+            ).alias("matched"),
+        ).first()
+        assert counts is not None  # an aggregate has one row
+        updates = _indices(clauses, "update")
+        keep_partition = [i for i in updates if i not in plan.moves_partitions]
+        keep_bucket = [i for i in updates if i not in plan.moves_buckets]
+        statement = F.lit(None).cast("int")
+        for c in clauses:
+            statement = F.when(clause == c.index, F.lit(statement_ids[c.statement_offset])).otherwise(statement)
+        part_dir = new_part_dir(target)
+        if target.is_partitioned:
+            part_dir = F.when(_in(clause, keep_partition), F.col(PART_DIR)).otherwise(part_dir)
+        hashed = new_bucket_id(target)
+        bucket = F.when(_in(clause, keep_bucket), bucket_id_of(F.col(BUCKET))).otherwise(
+            hashed if hashed is not None else F.lit(UNASSIGNED_BUCKET)
+        )
+        events = merge_events(
+            classified,
+            [c.name for c in target.columns],
+            data_types=data_types(target),
+            clause=clause,
+            statement=statement,
+            deletes=_in(clause, _indices(clauses, "update", "delete")),
+            inserts=_in(clause, _indices(clauses, "update", "insert")),
+            updates=_in(clause, updates),
+            new_part_dir=part_dir,
+            new_bucket_id=bucket,
+        )
+        files = write_changes(events, sink, settings.value(DRIVER_WRITE_MAX_ROWS))
+    finally:
+        classified.unpersist()
+    return files, MergeCounts(int(counts["source_rows"]), int(counts["matched"]), _per_clause(plan, statement_ids, files))
+
+
+def _per_clause(plan: MergePlan, statement_ids: list[int], files: list[FileWritten]) -> tuple[ClauseResult, ...]:
+    out = []
+    for c in plan.clauses:
+        stmt = statement_ids[c.statement_offset]
+        kind = "insert" if c.action == "insert" else "delete"
+        rows = sum(f.rows for f in files if f.statement_id == stmt and f.kind == kind)
+        out.append(ClauseResult(c.index, _MATCH_TEXT[c.match], c.action.upper(), stmt, rows))
+    return tuple(out)
+
+
+def cardinality_check(plan: MergePlan, classified: DataFrame, check: bool) -> DataFrame:
+    """Refuse a target row matched by several source rows where an UPDATE/DELETE applies (Hive's check);
+    with the check off, the first such joined row (lowest clause) wins and the others are dropped."""
+    writing = _indices(plan.clauses, "update", "delete", match="matched")
+    if not writing:
+        return classified
+    matched = classified.where(F.col(CLAUSE).isin(writing))
+    if check:
+        duplicate = matched.groupBy(*_ROW_ID).count().where(F.col("count") > 1).limit(1).collect()
+        if duplicate:
+            row = duplicate[0]
+            raise ExecutionError(
+                f"Cardinality Violation in Merge statement: target row {_row_text(row)} is matched by "
+                f"{row['count']} source rows (SET {CARDINALITY_CHECK}=false to let the first clause win)"
+            )
+        return classified
+    rank = F.row_number().over(Window.partitionBy(*_ROW_ID).orderBy(F.col(CLAUSE), F.col(SOURCE_ID)))
+    ranked = classified.withColumn("__rank", F.when(F.col(CLAUSE).isin(writing), rank))
+    return ranked.where(F.col("__rank").isNull() | (F.col("__rank") == 1)).drop("__rank")
