@@ -121,6 +121,7 @@ RETENTION = "hive.compactor.history.retention."
 DELTA_NUM_THRESHOLD = "hive.compactor.delta.num.threshold"
 DELTA_PCT_THRESHOLD = "hive.compactor.delta.pct.threshold"
 ABORTED_TXN_THRESHOLD = "hive.compactor.abortedtxn.threshold"
+STRICT_CASTS = "hiveacid.strict.casts"
 
 REGISTRY: dict[str, Setting] = {
     s.key: s
@@ -144,6 +145,7 @@ REGISTRY: dict[str, Setting] = {
         Setting(DELTA_NUM_THRESHOLD, "10", _integer(0), "deltas that trigger a minor compaction"),
         Setting(DELTA_PCT_THRESHOLD, "0.1", _number, "delta/base size that triggers a major compaction"),
         Setting(ABORTED_TXN_THRESHOLD, "1000", _integer(0), "aborted transactions that trigger a compaction"),
+        Setting(STRICT_CASTS, "false", boolean, "a value that does not fit its column fails the statement (not NULL)"),
     )
 }
 

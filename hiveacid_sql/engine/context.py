@@ -26,7 +26,14 @@ from hiveacid_sql.exec.binder import Binder
 from hiveacid_sql.exec.sources import view_lookup
 from hiveacid_sql.plan.model import Plan, QueryPlan
 from hiveacid_sql.plan.planner import Planner
-from hiveacid_sql.settings import LOCK_RETRIES, LOCK_SLEEP, READ_LEASE_SECONDS, TXN_TIMEOUT, Settings
+from hiveacid_sql.settings import (
+    LOCK_RETRIES,
+    LOCK_SLEEP,
+    READ_LEASE_SECONDS,
+    STRICT_CASTS,
+    TXN_TIMEOUT,
+    Settings,
+)
 from hiveacid_sql.txn import Snapshot, TableDef, TxnStore
 from hiveacid_sql.txn.compactions import ReadLeases
 from hiveacid_sql.txn.locks import LockComponent
@@ -144,7 +151,8 @@ class StatementContext:
         self.settings = Settings()
         self.current_db = "default"
         self.planner = Planner(
-            lambda db, name: self.catalog.get_table(db, name), lambda: self.current_db, is_view=view_lookup(spark)
+            lambda db, name: self.catalog.get_table(db, name), lambda: self.current_db,
+            lambda: bool(self.settings.value(STRICT_CASTS)), is_view=view_lookup(spark),
         )
         self.txns = TransactionScope(store, self.settings)
         self.read_leases = ReadLeases(store.engine)

@@ -22,6 +22,7 @@ from hiveacid_sql.errors import PlanError, TxnStateError, UnsupportedStatementEr
 from hiveacid_sql.exec.dryrun import dry_run_frame
 from hiveacid_sql.exec.session import hive_value_semantics
 from hiveacid_sql.results import DmlResult
+from hiveacid_sql.settings import STRICT_CASTS
 from hiveacid_sql.sql import nodes
 from hiveacid_sql.sql.parse import Statement
 from hiveacid_sql.sql.tree import where_is
@@ -68,7 +69,7 @@ def dry_run(ctx: StatementContext, st: Statement) -> DataFrame:
     plan = ctx.planner.plan_dml(tree)
     tables = {t.qualified_name: t for t in plan.reads.tables}
     tables[plan.target.qualified_name] = plan.target
-    with ctx.bound(ctx.snapshot_for(list(tables.values()))) as binder, hive_value_semantics(ctx.spark):
+    with ctx.bound(ctx.snapshot_for(list(tables.values()))) as binder, hive_value_semantics(ctx.spark, strict=ctx.settings.value(STRICT_CASTS)):
         return dry_run_frame(binder, plan, ctx.settings)
 
 

@@ -20,6 +20,7 @@ from hiveacid_sql.exec.session import hive_value_semantics
 from hiveacid_sql.exec.write import FileWritten
 from hiveacid_sql.plan.model import DmlPlan
 from hiveacid_sql.results import DmlResult
+from hiveacid_sql.settings import STRICT_CASTS
 
 if TYPE_CHECKING:
     from hiveacid_sql.engine.context import StatementContext
@@ -50,7 +51,8 @@ class DmlRunner:
         target = plan.target
         if not target.is_transactional:
             return self._write_plain(plan, started)
-        with self.ctx.transaction() as txn, hive_value_semantics(self.ctx.spark):
+        strict = self.ctx.settings.value(STRICT_CASTS)
+        with self.ctx.transaction() as txn, hive_value_semantics(self.ctx.spark, strict=strict):
             try:
                 self.ctx.lock_statement(txn, plan)
                 written, write_id = self._execute(plan, txn)
@@ -96,7 +98,8 @@ class DmlRunner:
         )
         try:
             snapshot = ctx.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
-            with ctx.bound(snapshot) as binder:
+            strict = ctx.settings.value(STRICT_CASTS)
+            with ctx.bound(snapshot) as binder, hive_value_semantics(ctx.spark, strict=strict):
                 count = write_plain_target(binder, plan)
         except HiveAcidError:
             raise

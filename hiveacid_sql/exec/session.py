@@ -37,19 +37,23 @@ _ANSI = "spark.sql.ansi.enabled"
 
 
 @contextmanager
-def hive_value_semantics(spark: SparkSession) -> Iterator[None]:
+def hive_value_semantics(spark: SparkSession, *, strict: bool = False) -> Iterator[None]:
     """Analyse (and run) what is built inside the block with Spark's ANSI mode off, as Hive evaluates.
 
     Spark fixes a cast's behaviour when the expression is analysed, so a plan built here keeps Hive's
-    semantics even if it runs later; the caller's setting is restored on exit.
+    semantics even if it runs later; the caller's setting is restored on exit. ``strict``
+    (``hiveacid.strict.casts``): ANSI mode on instead (``x / 0`` fails), and the casts to column types the
+    executors write are strict ones (:func:`hiveacid_sql.plan.types.strict_casts`).
     """
     from hiveacid_sql.exec.hive_casts import register_hive_casts
+    from hiveacid_sql.plan.types import strict_casts
 
     register_hive_casts(spark)  # the functions Hive's string -> timestamp / date casts call
     previous = spark.conf.get(_ANSI, None)
-    spark.conf.set(_ANSI, "false")
+    spark.conf.set(_ANSI, "true" if strict else "false")
     try:
-        yield
+        with strict_casts(strict):
+            yield
     finally:
         if previous is None:
             spark.conf.unset(_ANSI)

@@ -25,12 +25,10 @@ def shape_rows(
     table: TableDef,
     column_order: Sequence[str],
     static_partitions: Sequence[tuple[str, exp.Expr]],
-    *,
-    strict: bool = False,
 ) -> DataFrame:
     """The table's data columns then its partition columns, from ``df``'s columns in ``column_order``, each
-    cast as Hive casts a written value (:func:`~hiveacid_sql.plan.types.hive_cast`; ``strict``:
-    ``hiveacid.strict.casts``)."""
+    cast as Hive casts a written value (:func:`~hiveacid_sql.plan.types.hive_cast`; strict ones inside
+    :func:`~hiveacid_sql.exec.session.hive_value_semantics` with ``strict``)."""
     width = len(column_order)
     if len(df.columns) != width:
         raise PlanError(
@@ -48,7 +46,7 @@ def shape_rows(
             value = exp.column(f"__c{position[column.name]}")
         else:
             value = exp.Null()
-        cast = hive_cast(value, column.type, column=f"{table.qualified_name}.{column.name}", strict=strict)
+        cast = hive_cast(value, column.type, column=f"{table.qualified_name}.{column.name}")
         out.append(hive_lengths(F.expr(cast.sql(dialect="spark")), column.type).alias(column.name))
     return source.select(*out)
 

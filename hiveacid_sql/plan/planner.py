@@ -26,7 +26,7 @@ from hiveacid_sql.plan.model import (
 from hiveacid_sql.plan.partition_spec import insert_spec
 from hiveacid_sql.plan.pruning import TablePruning, merge_pruning, table_pruning
 from hiveacid_sql.plan.target import is_target, set_assignments, target_table
-from hiveacid_sql.plan.types import hive_cast, strict_casts
+from hiveacid_sql.plan.types import hive_cast, strict_casts, strict_casts_on
 from hiveacid_sql.sql.tree import catalog_tables, is_query, mentions_row_id, table_names, where_is
 from hiveacid_sql.txn import TableDef
 
@@ -275,12 +275,26 @@ class Planner:
         return self.plan(tree)  # type: ignore[return-value]  # not a query, so a DmlPlan
 
 
-def _typed_values(values: exp.Values, columns: list[tuple[str, str]]) -> exp.Values:
+def _typed_values(values: exp.Values, columns: list[tuple[str, str]]) -> exp.Expr:
     """VALUES rows with every value cast to its target column's type, as Hive casts each value it inserts.
 
     Spark would otherwise first unify each VALUES column across rows and refuse e.g. a string in one row and
-    a DATE in another, which Hive takes.
+    a DATE in another, which Hive takes. Under ``hiveacid.strict.casts`` a value's check raises an error,
+    which Spark's inline tables (folded on the driver) cannot hold: the rows are then ``SELECT .. UNION ALL``.
     """
+    if strict_casts_on():
+        rows = [row.expressions if isinstance(row, exp.Tuple) else [row] for row in values.expressions]
+        selects = [
+            exp.select(*[
+                exp.alias_(hive_cast(item.copy(), htype, column=column), f"c{i}")
+                for i, (item, (column, htype)) in enumerate(zip(items, columns, strict=True))
+            ])
+            for items in rows
+        ]
+        union: exp.Expr = selects[0]
+        for select in selects[1:]:
+            union = exp.union(union, select, distinct=False)
+        return union
     out = values.copy()
     for row in out.expressions:
         items = row.expressions if isinstance(row, exp.Tuple) else [row]

@@ -140,6 +140,11 @@ def _typed_not_string(expression: exp.Expr) -> bool:
     return isinstance(expression, exp.Boolean) or _number_literal(expression) is not None
 
 
+def strict_casts_on() -> bool:
+    """Whether the statement being planned runs under ``hiveacid.strict.casts``."""
+    return _STRICT.get()
+
+
 def hive_cast(
     expression: exp.Expr,
     hive_type: HiveType | str,

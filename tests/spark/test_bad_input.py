@@ -9,6 +9,7 @@ division by zero) the test asserts Hive's result instead.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import os
 import sqlite3
 import subprocess
@@ -153,13 +154,16 @@ def _row(acid, id_: int) -> tuple:
 
 
 def test_values_that_do_not_fit_are_stored_as_hive_stores_them(wh):
-    """Hive does not fail these: an int out of range wraps (Java's (int) cast), a bad date string and a decimal
-    too wide for its precision become NULL, a string longer than varchar(n) is truncated."""
+    """Hive does not fail these: an int out of range wraps (Java's (int) cast), a string that is no date and a
+    decimal too wide for its precision become NULL, a string longer than varchar(n) is truncated, and an
+    impossible date is resolved LENIENT as Hive 3.1's Date.valueOf does (month 13, day 45 roll over)."""
     wh.sql("INSERT INTO t VALUES (3000000000, 'a', 'x', DATE '2020-01-01', 1.5)")
     assert _row(wh, 3000000000 - 2**32)[0] == -1294967296
-    wh.sql("INSERT INTO t VALUES (3, 'a', 'xxxxxx', '2020-13-45', 123456.5)")
+    wh.sql("INSERT INTO t VALUES (3, 'a', 'xxxxxx', 'not a date', 123456.5)")
     _id, _name, v, d, n = _row(wh, 3)
     assert (v, d, n) == ("xxx", None, None)
+    wh.sql("INSERT INTO t VALUES (4, 'a', 'x', '2020-13-45', 1.5)")
+    assert _row(wh, 4)[3] == datetime.date(2021, 2, 14)
 
 
 def test_division_by_zero_in_update_is_null(wh):

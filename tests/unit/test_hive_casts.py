@@ -130,3 +130,16 @@ def test_values_items_and_typed_values_stay_plain():
     )
     date_literal = exp.maybe_parse("DATE '1969-07-20'", dialect="spark")
     assert "TYPEOF" not in _sql(hive_cast(date_literal, "timestamp"))
+
+
+def test_strict_casts_setting_is_registered_and_checked():
+    from hiveacid_sql.errors import PlanError
+    from hiveacid_sql.settings import STRICT_CASTS, Settings
+
+    settings = Settings()
+    assert settings.value(STRICT_CASTS) is False  # Hive's NULL by default
+    settings.set(STRICT_CASTS, "TRUE")
+    assert settings.value(STRICT_CASTS) is True
+    with pytest.raises(PlanError, match="hiveacid.strict.casts=maybe' FAILED in validation"):
+        settings.set(STRICT_CASTS, "maybe")
+    assert settings.value(STRICT_CASTS) is True
