@@ -4,7 +4,16 @@ A scenario is a module with one ``@register``-ed :class:`~benchmarks.scenarios.b
 imported below.
 """
 
-from benchmarks.scenarios import arrow_read, compaction, dml, merge, scan, small, store  # noqa: F401  (registration)
+from benchmarks.scenarios import (  # noqa: F401  (registration)
+    arrow_read,
+    compaction,
+    dml,
+    many_deltas,
+    merge,
+    scan,
+    small,
+    store,
+)
 from benchmarks.scenarios.base import OURS, SCENARIOS, BenchContext, Contender, Scenario, register
 
 __all__ = ["OURS", "SCENARIOS", "BenchContext", "Contender", "Scenario", "register"]
