@@ -14,6 +14,7 @@ from sqlglot import exp
 
 from hiveacid_sql.engine import statements
 from hiveacid_sql.engine.context import StatementContext
+from hiveacid_sql.engine.table import TableApi
 from hiveacid_sql.engine.transaction import Transaction
 from hiveacid_sql.errors import HiveAcidError, TxnAbortedError, TxnStateError, UnsupportedStatementError
 from hiveacid_sql.exec.sources import formatted_sources
@@ -26,13 +27,13 @@ from hiveacid_sql.txn import TxnStore
 from hiveacid_sql.txn.catalog import Catalog
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import SparkSession
 
 #: Statements Hive refuses inside a multi-statement transaction (DDL, and ending other transactions).
 _NOT_IN_TRANSACTION = (exp.Create, exp.Drop, exp.Alter, exp.TruncateTable, nodes.AbortTransactions, nodes.Compact)
 
 
-class Session:
+class Session(TableApi):
     """One connection: a SparkSession, a warehouse, a transaction store and session settings."""
 
     def __init__(self, spark: SparkSession, warehouse: str, store: TxnStore, *, owns_spark: bool = False) -> None:
@@ -67,10 +68,6 @@ class Session:
             for statement in parse(formatted):
                 result = self.run_statement(statement, dry_run=dry_run)
         return result
-
-    def table(self, name: str) -> DataFrame:
-        """The live rows of a table as a DataFrame (``db.table`` or a name in the current database)."""
-        return self.sql(f"SELECT * FROM {name}")  # type: ignore[return-value]
 
     def close(self) -> None:
         """Release the store (and the SparkSession if this connection started it); an open transaction
