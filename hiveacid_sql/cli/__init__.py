@@ -4,6 +4,7 @@
     hiveacid-sql [options]                      interactive prompt (or a script on stdin)
     hiveacid-sql dump PATH                      events of an ACID ORC file or table directory as JSON lines
     hiveacid-sql compactor ...                  the compaction service
+    hiveacid-sql upgrade-store URL              move a store of the old layout onto Hive 3.1's metastore tables
 
 Exit status: 0 when every statement ran, 1 when one failed (with ``--force``: when any failed), 2 for
 bad command-line input (unknown option, unreadable file, an option this build cannot honour).
@@ -37,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="hiveacid-sql",
         description="Run Hive SQL on Hive ACID tables with Spark. Without -e or -f: an interactive prompt.",
-        epilog="Other commands: 'hiveacid-sql dump PATH', 'hiveacid-sql compactor ...'.",
+        epilog="Other commands: 'hiveacid-sql dump PATH', 'hiveacid-sql compactor ...', "
+        "'hiveacid-sql upgrade-store URL'.",
     )
     src = p.add_mutually_exclusive_group()
     src.add_argument("-e", dest="execute", metavar="SQL", help="SQL statements to run")
@@ -83,6 +85,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return dump.main(args[1:])
     if args and args[0] == "compactor":
         return _compactor(args[1:])
+    if args and args[0] == "upgrade-store":
+        from hiveacid_sql.cli import upgrade
+
+        return upgrade.main(args[1:])
     from hiveacid_sql.cli.command import run
 
     return run(build_parser().parse_args(args))

@@ -35,7 +35,7 @@ from hiveacid_sql.acid.names import (
 )
 from hiveacid_sql.errors import TxnAbortedError, TxnError
 from hiveacid_sql.plan.model import Plan
-from hiveacid_sql.txn import Snapshot, TableDef, TxnStore, ValidTxnList
+from hiveacid_sql.txn import Snapshot, TableCommit, TableDef, TxnStore, ValidTxnList
 from hiveacid_sql.txn.history import WriteRecord
 from hiveacid_sql.txn.locks import EXCLUSIVE, SHARED_READ, SHARED_WRITE, LockComponent
 
@@ -237,19 +237,18 @@ class Transaction:
     def commit(self) -> None:
         """Register new partitions, record the components, commit."""
         self._check_open()
-        catalog = self.store.catalog
-        for writes in self._writes.values():
-            table = writes.table
-            parts = {p: op for p, op in writes.partitions.items()}
-            if table.is_partitioned and parts:
-                catalog.add_partitions(table.db, table.name, sorted(parts), write_id=writes.write_id)
-            by_op: dict[str, list[str | None]] = {}
-            for part, op in sorted(parts.items()):
-                by_op.setdefault(op, []).append(part or None)
-            for op, names in by_op.items():
-                self.store.add_components(self.txn_id, table.db, table.name, writes.write_id, op, names)
-        try:
-            self.store.commit_txn(self.txn_id, self.seen, self.history())
+        commits = [
+            TableCommit(
+                writes.table.db,
+                writes.table.name,
+                writes.write_id,
+                {part or None: op for part, op in sorted(writes.partitions.items())},
+                sorted(writes.partitions) if writes.table.is_partitioned else (),
+            )
+            for writes in self._writes.values()
+        ]
+        try:  # new partitions, components and the commit: one store call, one database transaction
+            self.store.commit_txn(self.txn_id, self.seen, self.history(), commits)
         except TxnAbortedError:  # a write conflict (or a time-out) aborted it: its files go
             self._stop_heartbeat()
             self.state = "aborted"

@@ -37,6 +37,7 @@ _SPARK_TYPE_ATTRIBUTE = "spark.sql.catalyst.type"
 
 # Parquet: proleptic days and micros as they are (Spark's default, pinned against a session's LEGACY).
 _PARQUET_READ = {"datetimeRebaseMode": "CORRECTED", "int96RebaseMode": "CORRECTED"}
+_PARQUET_LEGACY = "spark.sql.parquet.writeLegacyFormat"
 
 
 def _format(table: TableDef) -> str:
@@ -141,7 +142,23 @@ def write_plain(df: DataFrame, table: TableDef, *, overwrite: bool) -> None:
     if fmt == "orc":
         df = _ntz_as_instants(refuse_unstorable_values(df))
         options = PROLEPTIC_WRITE
-    df.write.format(fmt).options(**options).mode("overwrite" if overwrite else "append").save(table.location)
+    writer = df.write.format(fmt).options(**options).mode("overwrite" if overwrite else "append")
+    if fmt != "parquet":
+        writer.save(table.location)
+        return
+    # Parquet as Hive writes it: decimals as fixed-length binary, lists and maps in Hive's layout. Spark's
+    # default (decimals as INT32/INT64) is unreadable to Hive 3.1's ParquetHiveSerDe. Spark takes this from
+    # the session's conf only (a writer option is overridden), so it is set around the write.
+    spark = df.sparkSession
+    previous = spark.conf.get(_PARQUET_LEGACY, None)
+    spark.conf.set(_PARQUET_LEGACY, "true")
+    try:
+        writer.save(table.location)
+    finally:
+        if previous is None:
+            spark.conf.unset(_PARQUET_LEGACY)
+        else:
+            spark.conf.set(_PARQUET_LEGACY, previous)
 
 
 def _ntz_as_instants(df: DataFrame) -> DataFrame:

@@ -1,5 +1,13 @@
 # ruff: noqa: SIM300 - upper-case Hive column attributes (TBLS.c.DB_ID) look like constants to ruff
-"""The catalog: databases and tables in Hive-metastore-shaped tables of the store's database.
+"""The catalog: databases, tables and partitions as rows of Hive 3.1's metastore, written as Hive writes them.
+
+A table is a ``TBLS`` row (owner, ``MANAGED_TABLE``/``EXTERNAL_TABLE``) with its storage descriptor (``SDS``:
+location, Hive's input/output format classes, bucket count) and serde (``SERDES``/``SERDE_PARAMS``), its columns
+under a column descriptor (``CDS``/``COLUMNS_V2``), ``PARTITION_KEYS``, ``BUCKETING_COLS``/``SORT_COLS`` by storage
+descriptor and ``TABLE_PARAMS`` (the table comment is the ``comment`` parameter, as in Hive). A partition is a
+``PARTITIONS`` row with its own storage descriptor and serde (sharing the table's column descriptor),
+``PARTITION_KEY_VALS`` and ``PARTITION_PARAMS``. Object ids come from DataNucleus' ``SEQUENCE_TABLE``
+(:mod:`~hiveacid_sql.txn.ids`), so Hive's metastore and this catalog can write one database.
 
 Keeping the catalog next to the transaction tables means a DDL change and the transaction
 records it affects (write ids follow a renamed table, go away with a dropped one, as Hive's
@@ -18,10 +26,14 @@ from sqlalchemy.engine import Connection
 
 from hiveacid_sql.acid.partitions import DEFAULT_PARTITION_NAME, parse_partition_name
 from hiveacid_sql.errors import CatalogError, NoSuchDatabaseError, NoSuchTableError
-from hiveacid_sql.txn import rules
+from hiveacid_sql.txn import hive31, rules
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.db import Db
-from hiveacid_sql.txn.tabledef import Column, PartitionDef, TableDef
+from hiveacid_sql.txn.ids import reserve_ids
+from hiveacid_sql.txn.tabledef import STORAGE_CLASSES, Column, PartitionDef, TableDef, storage_format_of
+
+#: Hive's table parameter holding the table comment.
+COMMENT = "comment"
 
 
 def hive_pattern(pattern: str | None) -> Callable[[str], bool]:
@@ -68,8 +80,12 @@ class Catalog:
                 if if_not_exists:
                     return False
                 raise CatalogError(f"Database already exists: {name}")
+            (db_id,) = reserve_ids(conn, "DBS")
             conn.execute(
-                sa.insert(s.DBS).values(NAME=name, DESC=comment, DB_LOCATION_URI=location, OWNER_NAME=owner)
+                sa.insert(s.DBS).values(
+                    DB_ID=db_id, NAME=name, DESC=comment, DB_LOCATION_URI=location, OWNER_NAME=owner,
+                    OWNER_TYPE="USER" if owner else None, CTLG_NAME=s.HIVE_CATALOG,
+                )
             )
             return True
 
@@ -92,12 +108,14 @@ class Catalog:
                 if if_exists:
                     return []
                 raise _no_database(name)
-            rows = conn.execute(sa.select(s.TBLS).where(s.TBLS.c.DB_ID == db_id)).mappings().all()
+            rows = conn.execute(_table_query().where(s.TBLS.c.DB_ID == db_id)).mappings().all()
             if rows and not cascade:
                 raise CatalogError(f"Database {name} is not empty. One or more tables exist.")
             dropped = [_load(conn, name, row) for row in rows]
             for td in dropped:
                 _delete_table(conn, td.db, td.name)
+            for child in (s.DATABASE_PARAMS, hive31.DB_PRIVS):
+                conn.execute(sa.delete(child).where(child.c.DB_ID == db_id))
             conn.execute(sa.delete(s.DBS).where(s.DBS.c.DB_ID == db_id))
             return dropped
 
@@ -106,7 +124,7 @@ class Catalog:
     def list_databases(self, pattern: str | None = None) -> list[str]:
         match = hive_pattern(pattern)
         with self._db.read() as conn:
-            names = conn.execute(sa.select(s.DBS.c.NAME)).scalars().all()
+            names = conn.execute(sa.select(s.DBS.c.NAME).where(_in_catalog())).scalars().all()
         return sorted(n for n in names if match(n))
 
     def database_exists(self, name: str) -> bool:
@@ -117,7 +135,7 @@ class Catalog:
         """``{'name', 'comment', 'location', 'owner'}``; NoSuchDatabaseError if absent."""
         name = name.strip().lower()
         with self._db.read() as conn:
-            row = conn.execute(sa.select(s.DBS).where(s.DBS.c.NAME == name)).mappings().first()
+            row = conn.execute(sa.select(s.DBS).where(s.DBS.c.NAME == name, _in_catalog())).mappings().first()
         if row is None:
             raise _no_database(name)
         return {
@@ -205,10 +223,11 @@ class Catalog:
                 raise _no_database(new_db)
             if _tbl_row(conn, new_db, new_name) is not None:
                 raise CatalogError(f"Table already exists: {new_db}.{new_name}")
-            values: dict[str, Any] = {"DB_ID": new_db_id, "TBL_NAME": new_name}
+            conn.execute(
+                sa.update(s.TBLS).where(s.TBLS.c.TBL_ID == row["TBL_ID"]).values(DB_ID=new_db_id, TBL_NAME=new_name)
+            )
             if new_location is not None:
-                values["LOCATION"] = new_location
-            conn.execute(sa.update(s.TBLS).where(s.TBLS.c.TBL_ID == row["TBL_ID"]).values(**values))
+                _move_locations(conn, row, new_location)
             _touch(conn, row["TBL_ID"])
             _rename_txn_records(conn, (db, old), (new_db, new_name))
             return _load(conn, new_db, _tbl_row(conn, new_db, new_name))
@@ -227,7 +246,7 @@ class Catalog:
             td = _load(conn, db, row)
             existing = [c.name for c in td.columns + td.partition_keys]
             rules.check_new_columns(td, existing, new_cols)
-            _insert_columns(conn, row["TBL_ID"], new_cols, start=len(td.columns))
+            _insert_columns(conn, row["CD_ID"], new_cols, start=len(td.columns))
             _touch(conn, row["TBL_ID"])
             return _load(conn, db, row)
 
@@ -261,46 +280,8 @@ class Catalog:
         Writers call this for every partition a statement wrote into (Hive's ``add_dynamic_partitions``);
         ``ALTER TABLE ADD PARTITION`` calls it with ``if_not_exists`` from the statement.
         """
-        db, name = db.strip().lower(), name.strip().lower()
-        wanted = list(dict.fromkeys(names))
-
-        def run(conn: Connection) -> list[str]:
-            row = _tbl_row(conn, db, name, lock=True)
-            if row is None:
-                raise _table_not_found(db, name)
-            keys = _partition_key_names(conn, row["TBL_ID"])
-            if not keys:
-                raise CatalogError(f"Table {db}.{name} is not partitioned")
-            existing = set(_partition_names(conn, row["TBL_ID"]))
-            added = []
-            for part in wanted:
-                pairs = parse_partition_name(part)
-                if [k for k, _ in pairs] != keys:
-                    raise CatalogError(
-                        f"Partition spec {part} does not match the partition columns ({', '.join(keys)}) of {db}.{name}"
-                    )
-                if part in existing:
-                    if if_not_exists:
-                        continue
-                    raise CatalogError(f"Partition already exists: {db}.{name} {part}")
-                result = conn.execute(
-                    sa.insert(s.PARTITIONS).values(
-                        TBL_ID=row["TBL_ID"], PART_NAME=part, CREATE_TIME=int(time.time()), WRITE_ID=write_id
-                    )
-                )
-                part_id = result.inserted_primary_key[0]  # type: ignore[index]  # an INSERT has one
-                conn.execute(
-                    sa.insert(s.PARTITION_KEY_VALS),
-                    [
-                        {"PART_ID": part_id, "PART_KEY_VAL": DEFAULT_PARTITION_NAME if v is None else v, "INTEGER_IDX": i}
-                        for i, (_k, v) in enumerate(pairs)
-                    ],
-                )
-                existing.add(part)
-                added.append(part)
-            return added
-
-        return self._db.run_write(run)
+        wanted = list(names)
+        return self._db.run_write(lambda conn: register_partitions(conn, db, name, wanted, if_not_exists, write_id))
 
     def drop_partitions(self, db: str, name: str, names: Iterable[str]) -> list[str]:
         """Remove partitions from the catalog (not their files); returns the names that existed."""
@@ -319,9 +300,7 @@ class Catalog:
                     )
                 ).all()
             )
-            if ids:
-                conn.execute(sa.delete(s.PARTITION_KEY_VALS).where(s.PARTITION_KEY_VALS.c.PART_ID.in_(list(ids.values()))))
-                conn.execute(sa.delete(s.PARTITIONS).where(parts.PART_ID.in_(list(ids.values()))))
+            _delete_partitions(conn, list(ids.values()))
             return [p for p in wanted if p in ids]
 
         return self._db.run_write(run)
@@ -343,8 +322,12 @@ class Catalog:
             row = _tbl_row(conn, db, name)
             if row is None:
                 raise _table_not_found(db, name)
-            p = s.PARTITIONS.c
-            rows = conn.execute(sa.select(p.PART_NAME, p.WRITE_ID).where(p.TBL_ID == row["TBL_ID"])).all()
+            p, pw = s.PARTITIONS.c, s.HIVEACID_PARTITION_WRITE_IDS.c
+            rows = conn.execute(
+                sa.select(p.PART_NAME, pw.PW_WRITEID)
+                .select_from(s.PARTITIONS.outerjoin(s.HIVEACID_PARTITION_WRITE_IDS, pw.PW_PART_ID == p.PART_ID))
+                .where(p.TBL_ID == row["TBL_ID"])
+            ).all()
         return {part: write_id for part, write_id in rows}
 
     def _alter_params(self, db: str, name: str, change: Callable[[TableDef], dict[str, str]]) -> TableDef:
@@ -354,8 +337,12 @@ class Catalog:
             row = _tbl_row(conn, db, name, lock=True)
             if row is None:
                 raise _table_not_found(db, name)
-            params = change(_load(conn, db, row))
+            td = _load(conn, db, row)
+            params = change(td)
             params[rules.DDL_TIME] = str(int(time.time()))
+            comment = params.pop(COMMENT, td.comment)
+            if comment is not None:
+                params[COMMENT] = comment
             tbl_id = row["TBL_ID"]
             conn.execute(sa.delete(s.TABLE_PARAMS).where(s.TABLE_PARAMS.c.TBL_ID == tbl_id))
             _insert_params(conn, tbl_id, params)
@@ -364,21 +351,70 @@ class Catalog:
         return self._db.run_write(run)
 
 
+def register_partitions(
+    conn: Connection, db: str, name: str, names: Iterable[str], if_not_exists: bool = True, write_id: int | None = None
+) -> list[str]:
+    """:meth:`Catalog.add_partitions` inside the caller's database transaction (the store's commit)."""
+    db, name = db.strip().lower(), name.strip().lower()
+    wanted = list(dict.fromkeys(names))
+    row = _tbl_row(conn, db, name, lock=True)
+    if row is None:
+        raise _table_not_found(db, name)
+    keys = _partition_key_names(conn, row["TBL_ID"])
+    if not keys:
+        raise CatalogError(f"Table {db}.{name} is not partitioned")
+    existing = set(_partition_names(conn, row["TBL_ID"]))
+    added: dict[str, list[tuple[str, str | None]]] = {}
+    for part in wanted:
+        pairs = parse_partition_name(part)
+        if [k for k, _ in pairs] != keys:
+            raise CatalogError(
+                f"Partition spec {part} does not match the partition columns ({', '.join(keys)}) of {db}.{name}"
+            )
+        if part in existing or part in added:
+            if if_not_exists:
+                continue
+            raise CatalogError(f"Partition already exists: {db}.{name} {part}")
+        added[part] = pairs
+    _insert_partitions(conn, row, added, write_id)
+    return list(added)
+
+
 # ---------------------------------------------------------------------- row helpers
+def _in_catalog() -> Any:
+    """Databases of Hive's catalog ``hive`` (the one Hive 3 and every Hive 2 client use)."""
+    return sa.func.coalesce(s.DBS.c.CTLG_NAME, s.HIVE_CATALOG) == s.HIVE_CATALOG
+
+
 def _db_id(conn: Connection, name: str, *, lock: bool = False) -> int | None:
-    query = sa.select(s.DBS.c.DB_ID).where(s.DBS.c.NAME == name)
+    query = sa.select(s.DBS.c.DB_ID).where(s.DBS.c.NAME == name, _in_catalog())
     return conn.execute(query.with_for_update() if lock else query).scalar()
+
+
+def _table_query() -> sa.Select:
+    """A table's TBLS row with its storage descriptor and serde library (one row per table)."""
+    t, sd, se = s.TBLS.c, s.SDS.c, s.SERDES.c
+    return (
+        sa.select(
+            t.TBL_ID, t.TBL_NAME, t.TBL_TYPE, t.OWNER, t.CREATE_TIME, t.SD_ID, t.DB_ID,
+            sd.LOCATION, sd.INPUT_FORMAT, sd.OUTPUT_FORMAT, sd.NUM_BUCKETS, sd.CD_ID, sd.SERDE_ID, se.SLIB,
+        )
+        .select_from(
+            s.TBLS.outerjoin(s.SDS, sd.SD_ID == t.SD_ID).outerjoin(s.SERDES, se.SERDE_ID == sd.SERDE_ID)
+        )
+    )
 
 
 def _tbl_row(conn: Connection, db: str, name: str, *, lock: bool = False) -> Any:
     query = (
-        sa.select(s.TBLS)
+        _table_query()
         .join(s.DBS, s.DBS.c.DB_ID == s.TBLS.c.DB_ID)
-        .where(s.DBS.c.NAME == db, s.TBLS.c.TBL_NAME == name)
+        .where(s.DBS.c.NAME == db, _in_catalog(), s.TBLS.c.TBL_NAME == name)
     )
-    if lock:
-        query = query.with_for_update(of=s.TBLS)
-    return conn.execute(query).mappings().first()
+    row = conn.execute(query).mappings().first()
+    if row is not None and lock:  # lock the TBLS row alone (an outer join cannot be locked everywhere)
+        conn.execute(sa.select(s.TBLS.c.TBL_ID).where(s.TBLS.c.TBL_ID == row["TBL_ID"]).with_for_update())
+    return row
 
 
 def _partition_key_names(conn: Connection, tbl_id: int) -> list[str]:
@@ -394,7 +430,7 @@ def _partition_names(conn: Connection, tbl_id: int) -> list[str]:
 def _load(conn: Connection, db: str, row: Any) -> TableDef:
     tbl_id = row["TBL_ID"]
     cols = conn.execute(
-        sa.select(s.COLUMNS_V2).where(s.COLUMNS_V2.c.TBL_ID == tbl_id).order_by(s.COLUMNS_V2.c.INTEGER_IDX)
+        sa.select(s.COLUMNS_V2).where(s.COLUMNS_V2.c.CD_ID == row["CD_ID"]).order_by(s.COLUMNS_V2.c.INTEGER_IDX)
     ).mappings()
     pkeys = conn.execute(
         sa.select(s.PARTITION_KEYS)
@@ -403,75 +439,141 @@ def _load(conn: Connection, db: str, row: Any) -> TableDef:
     ).mappings()
     buckets = conn.execute(
         sa.select(s.BUCKETING_COLS.c.BUCKET_COL_NAME)
-        .where(s.BUCKETING_COLS.c.TBL_ID == tbl_id)
+        .where(s.BUCKETING_COLS.c.SD_ID == row["SD_ID"])
         .order_by(s.BUCKETING_COLS.c.INTEGER_IDX)
     ).scalars()
-    params = conn.execute(
-        sa.select(s.TABLE_PARAMS.c.PARAM_KEY, s.TABLE_PARAMS.c.PARAM_VALUE).where(
-            s.TABLE_PARAMS.c.TBL_ID == tbl_id
-        )
-    ).all()
+    params = {
+        k: v if v is not None else ""
+        for k, v in conn.execute(
+            sa.select(s.TABLE_PARAMS.c.PARAM_KEY, s.TABLE_PARAMS.c.PARAM_VALUE).where(s.TABLE_PARAMS.c.TBL_ID == tbl_id)
+        ).all()
+    }
+    comment = params.pop(COMMENT, None)
     return TableDef(
         db=db,
         name=row["TBL_NAME"],
-        columns=tuple(Column(c["COLUMN_NAME"], c["TYPE_NAME"], c["COMMENT"]) for c in cols),
-        location=row["LOCATION"],
-        storage_format=row["STORAGE_FORMAT"],
-        table_type=row["TBL_TYPE"],
-        params={k: v if v is not None else "" for k, v in params},
+        columns=tuple(Column(c["COLUMN_NAME"], c["TYPE_NAME"] or "", c["COMMENT"]) for c in cols),
+        location=row["LOCATION"] or "",
+        storage_format=storage_format_of(row["INPUT_FORMAT"], row["SLIB"]),
+        table_type=row["TBL_TYPE"] or "MANAGED_TABLE",
+        params=params,
         partition_keys=tuple(Column(p["PKEY_NAME"], p["PKEY_TYPE"], p["PKEY_COMMENT"]) for p in pkeys),
         bucket_cols=tuple(buckets),
-        num_buckets=row["NUM_BUCKETS"],
-        comment=row["COMMENT"],
+        num_buckets=int(row["NUM_BUCKETS"]) if row["NUM_BUCKETS"] is not None else -1,
+        comment=comment,
         owner=row["OWNER"],
-        create_time=row["CREATE_TIME"],
+        create_time=int(row["CREATE_TIME"]),
     )
+
+
+def _insert_serde(conn: Connection, serde_id: int, serde_lib: str) -> None:
+    conn.execute(sa.insert(s.SERDES).values(SERDE_ID=serde_id, NAME=None, SLIB=serde_lib))
+    conn.execute(sa.insert(s.SERDE_PARAMS).values(SERDE_ID=serde_id, PARAM_KEY="serialization.format", PARAM_VALUE="1"))
+
+
+def _insert_sd(
+    conn: Connection, sd_id: int, serde_id: int, cd_id: int, location: str, storage_format: str,
+    num_buckets: int, bucket_cols: Iterable[str],
+) -> None:
+    """A storage descriptor as Hive writes one (its serde first: SDS refers to it)."""
+    input_format, output_format, serde_lib = STORAGE_CLASSES[storage_format]
+    _insert_serde(conn, serde_id, serde_lib)
+    conn.execute(
+        sa.insert(s.SDS).values(
+            SD_ID=sd_id, CD_ID=cd_id, SERDE_ID=serde_id, LOCATION=location, INPUT_FORMAT=input_format,
+            OUTPUT_FORMAT=output_format, IS_COMPRESSED=False, IS_STOREDASSUBDIRECTORIES=False,
+            NUM_BUCKETS=num_buckets,
+        )
+    )
+    rows = [{"SD_ID": sd_id, "BUCKET_COL_NAME": c, "INTEGER_IDX": i} for i, c in enumerate(bucket_cols)]
+    if rows:
+        conn.execute(sa.insert(s.BUCKETING_COLS), rows)
 
 
 def _insert_table(conn: Connection, db_id: int, td: TableDef) -> None:
-    result = conn.execute(
+    (tbl_id,) = reserve_ids(conn, "TBLS")
+    (sd_id,) = reserve_ids(conn, "SDS")
+    (serde_id,) = reserve_ids(conn, "SERDES")
+    (cd_id,) = reserve_ids(conn, "CDS")
+    conn.execute(sa.insert(s.CDS).values(CD_ID=cd_id))
+    _insert_sd(conn, sd_id, serde_id, cd_id, td.location, td.storage_format, td.num_buckets, td.bucket_cols)
+    conn.execute(
         sa.insert(s.TBLS).values(
-            DB_ID=db_id,
-            TBL_NAME=td.name,
-            TBL_TYPE=td.table_type,
-            OWNER=td.owner,
-            CREATE_TIME=td.create_time,
-            LOCATION=td.location,
-            STORAGE_FORMAT=td.storage_format,
-            NUM_BUCKETS=td.num_buckets,
-            COMMENT=td.comment,
+            TBL_ID=tbl_id, CREATE_TIME=td.create_time, DB_ID=db_id, LAST_ACCESS_TIME=0, OWNER=td.owner,
+            OWNER_TYPE="USER" if td.owner else None, RETENTION=0, SD_ID=sd_id, TBL_NAME=td.name,
+            TBL_TYPE=td.table_type, VIEW_EXPANDED_TEXT=None, VIEW_ORIGINAL_TEXT=None, IS_REWRITE_ENABLED=False,
         )
     )
-    tbl_id = result.inserted_primary_key[0]  # type: ignore[index]  # an INSERT has one
-    _insert_columns(conn, tbl_id, td.columns, start=0)
+    _insert_columns(conn, cd_id, td.columns, start=0)
     if td.partition_keys:
         conn.execute(
             sa.insert(s.PARTITION_KEYS),
             [
-                {
-                    "TBL_ID": tbl_id,
-                    "PKEY_NAME": c.name,
-                    "PKEY_TYPE": c.type,
-                    "PKEY_COMMENT": c.comment,
-                    "INTEGER_IDX": i,
-                }
+                {"TBL_ID": tbl_id, "PKEY_NAME": c.name, "PKEY_TYPE": c.type, "PKEY_COMMENT": c.comment, "INTEGER_IDX": i}
                 for i, c in enumerate(td.partition_keys)
             ],
         )
-    if td.bucket_cols:
+    params = dict(td.params)
+    if td.comment is not None:
+        params[COMMENT] = td.comment
+    _insert_params(conn, tbl_id, params)
+
+
+def _insert_partitions(
+    conn: Connection, row: Any, parts: dict[str, list[tuple[str, str | None]]], write_id: int | None
+) -> None:
+    """PARTITIONS rows with their own storage descriptors (the table's columns, formats and buckets), key
+    values and ``transient_lastDdlTime``, as Hive's ``add_partitions`` writes them."""
+    if not parts:
+        return
+    count = len(parts)
+    part_ids, sd_ids, serde_ids = (reserve_ids(conn, t, count) for t in ("PARTITIONS", "SDS", "SERDES"))
+    buckets = list(
         conn.execute(
-            sa.insert(s.BUCKETING_COLS),
-            [
-                {"TBL_ID": tbl_id, "BUCKET_COL_NAME": c, "INTEGER_IDX": i}
-                for i, c in enumerate(td.bucket_cols)
-            ],
+            sa.select(s.BUCKETING_COLS.c.BUCKET_COL_NAME)
+            .where(s.BUCKETING_COLS.c.SD_ID == row["SD_ID"])
+            .order_by(s.BUCKETING_COLS.c.INTEGER_IDX)
+        ).scalars()
+    )
+    storage_format = storage_format_of(row["INPUT_FORMAT"], row["SLIB"])
+    if storage_format not in STORAGE_CLASSES:
+        raise CatalogError(f"Cannot add partitions to a table stored as {storage_format}")
+    now = int(time.time())
+    location = (row["LOCATION"] or "").rstrip("/")
+    for sd_id, serde_id, part in zip(sd_ids, serde_ids, parts, strict=True):
+        _insert_sd(
+            conn, sd_id, serde_id, row["CD_ID"], f"{location}/{part}", storage_format,
+            int(row["NUM_BUCKETS"] if row["NUM_BUCKETS"] is not None else -1), buckets,
         )
-    _insert_params(conn, tbl_id, td.params)
+    conn.execute(
+        sa.insert(s.PARTITIONS),
+        [
+            {"PART_ID": pid, "CREATE_TIME": now, "LAST_ACCESS_TIME": 0, "PART_NAME": part, "SD_ID": sd, "TBL_ID": row["TBL_ID"]}
+            for pid, sd, part in zip(part_ids, sd_ids, parts, strict=True)
+        ],
+    )
+    conn.execute(
+        sa.insert(s.PARTITION_KEY_VALS),
+        [
+            {"PART_ID": pid, "PART_KEY_VAL": DEFAULT_PARTITION_NAME if v is None else v, "INTEGER_IDX": i}
+            for pid, pairs in zip(part_ids, parts.values(), strict=True)
+            for i, (_k, v) in enumerate(pairs)
+        ],
+    )
+    conn.execute(
+        sa.insert(s.PARTITION_PARAMS),
+        [{"PART_ID": pid, "PARAM_KEY": rules.DDL_TIME, "PARAM_VALUE": str(now)} for pid in part_ids],
+    )
+    if write_id is not None:
+        conn.execute(
+            sa.insert(s.HIVEACID_PARTITION_WRITE_IDS),
+            [{"PW_PART_ID": pid, "PW_WRITEID": write_id} for pid in part_ids],
+        )
 
 
-def _insert_columns(conn: Connection, tbl_id: int, cols: Iterable[Column], *, start: int) -> None:
+def _insert_columns(conn: Connection, cd_id: int, cols: Iterable[Column], *, start: int) -> None:
     rows = [
-        {"TBL_ID": tbl_id, "COLUMN_NAME": c.name, "TYPE_NAME": c.type, "COMMENT": c.comment, "INTEGER_IDX": i}
+        {"CD_ID": cd_id, "COLUMN_NAME": c.name, "TYPE_NAME": c.type, "COMMENT": c.comment, "INTEGER_IDX": i}
         for i, c in enumerate(cols, start=start)
     ]
     if rows:
@@ -497,14 +599,70 @@ def _touch(conn: Connection, tbl_id: int) -> None:
     )
 
 
+def _move_locations(conn: Connection, row: Any, new_location: str) -> None:
+    """A renamed managed table moves: its storage descriptor and those of partitions under it (Hive's
+    ``alterTable`` rewrites partition locations that start with the old table location)."""
+    old = (row["LOCATION"] or "").rstrip("/")
+    conn.execute(sa.update(s.SDS).where(s.SDS.c.SD_ID == row["SD_ID"]).values(LOCATION=new_location))
+    parts = conn.execute(
+        sa.select(s.SDS.c.SD_ID, s.SDS.c.LOCATION)
+        .join(s.PARTITIONS, s.PARTITIONS.c.SD_ID == s.SDS.c.SD_ID)
+        .where(s.PARTITIONS.c.TBL_ID == row["TBL_ID"])
+    ).all()
+    for sd_id, location in parts:
+        if old and location and (location == old or location.startswith(old + "/")):
+            moved = new_location.rstrip("/") + location[len(old):]
+            conn.execute(sa.update(s.SDS).where(s.SDS.c.SD_ID == sd_id).values(LOCATION=moved))
+
+
+def _delete_sds(conn: Connection, sd_ids: list[int]) -> None:
+    """Storage descriptors with their serdes, bucketing/sort columns and parameters; then the column
+    descriptors nobody refers to any more."""
+    if not sd_ids:
+        return
+    rows = conn.execute(sa.select(s.SDS.c.SERDE_ID, s.SDS.c.CD_ID).where(s.SDS.c.SD_ID.in_(sd_ids))).all()
+    serde_ids = sorted({r[0] for r in rows if r[0] is not None})
+    cd_ids = sorted({r[1] for r in rows if r[1] is not None})
+    for child in (s.BUCKETING_COLS, s.SORT_COLS, s.SD_PARAMS, hive31.SKEWED_COL_NAMES, hive31.SKEWED_COL_VALUE_LOC_MAP):
+        conn.execute(sa.delete(child).where(child.c.SD_ID.in_(sd_ids)))
+    conn.execute(sa.delete(hive31.SKEWED_VALUES).where(hive31.SKEWED_VALUES.c.SD_ID_OID.in_(sd_ids)))
+    conn.execute(sa.delete(s.SDS).where(s.SDS.c.SD_ID.in_(sd_ids)))
+    if serde_ids:
+        conn.execute(sa.delete(s.SERDE_PARAMS).where(s.SERDE_PARAMS.c.SERDE_ID.in_(serde_ids)))
+        conn.execute(sa.delete(s.SERDES).where(s.SERDES.c.SERDE_ID.in_(serde_ids)))
+    if cd_ids:
+        used = set(conn.execute(sa.select(s.SDS.c.CD_ID).where(s.SDS.c.CD_ID.in_(cd_ids))).scalars())
+        unused = [c for c in cd_ids if c not in used]
+        if unused:
+            conn.execute(sa.delete(s.COLUMNS_V2).where(s.COLUMNS_V2.c.CD_ID.in_(unused)))
+            conn.execute(sa.delete(s.CDS).where(s.CDS.c.CD_ID.in_(unused)))
+
+
+def _delete_partitions(conn: Connection, part_ids: list[int]) -> None:
+    if not part_ids:
+        return
+    sd_ids = [
+        sd for sd in conn.execute(sa.select(s.PARTITIONS.c.SD_ID).where(s.PARTITIONS.c.PART_ID.in_(part_ids))).scalars()
+        if sd is not None
+    ]
+    for child in (s.PARTITION_KEY_VALS, s.PARTITION_PARAMS, hive31.PART_PRIVS, hive31.PART_COL_PRIVS):
+        conn.execute(sa.delete(child).where(child.c.PART_ID.in_(part_ids)))
+    conn.execute(sa.delete(hive31.PART_COL_STATS).where(hive31.PART_COL_STATS.c.PART_ID.in_(part_ids)))
+    conn.execute(sa.delete(s.HIVEACID_PARTITION_WRITE_IDS).where(s.HIVEACID_PARTITION_WRITE_IDS.c.PW_PART_ID.in_(part_ids)))
+    conn.execute(sa.delete(s.PARTITIONS).where(s.PARTITIONS.c.PART_ID.in_(part_ids)))
+    _delete_sds(conn, sd_ids)
+
+
 def _delete_table(conn: Connection, db: str, name: str) -> None:
     row = _tbl_row(conn, db, name)
     tbl_id = row["TBL_ID"]
-    part_ids = sa.select(s.PARTITIONS.c.PART_ID).where(s.PARTITIONS.c.TBL_ID == tbl_id)
-    conn.execute(sa.delete(s.PARTITION_KEY_VALS).where(s.PARTITION_KEY_VALS.c.PART_ID.in_(part_ids)))
-    for child in (s.PARTITIONS, s.TABLE_PARAMS, s.BUCKETING_COLS, s.PARTITION_KEYS, s.COLUMNS_V2):
+    part_ids = list(conn.execute(sa.select(s.PARTITIONS.c.PART_ID).where(s.PARTITIONS.c.TBL_ID == tbl_id)).scalars())
+    _delete_partitions(conn, part_ids)
+    for child in (s.TABLE_PARAMS, s.PARTITION_KEYS, hive31.TBL_PRIVS, hive31.TBL_COL_PRIVS, hive31.TAB_COL_STATS):
         conn.execute(sa.delete(child).where(child.c.TBL_ID == tbl_id))
     conn.execute(sa.delete(s.TBLS).where(s.TBLS.c.TBL_ID == tbl_id))
+    if row["SD_ID"] is not None:
+        _delete_sds(conn, [row["SD_ID"]])
     _delete_txn_records(conn, db, name)
 
 
@@ -525,4 +683,4 @@ def _rename_txn_records(conn: Connection, old: tuple[str, str], new: tuple[str, 
         )
 
 
-__all__ = ["Catalog", "hive_pattern"]
+__all__ = ["Catalog", "hive_pattern", "register_partitions"]

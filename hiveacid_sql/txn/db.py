@@ -45,7 +45,15 @@ class RetryTxn(Exception):  # noqa: N818 - a control-flow signal, not an error t
 def next_counter(conn: Connection, column: sa.Column) -> int:
     """Read-and-bump a single-row counter (NEXT_TXN_ID, NEXT_COMPACTION_QUEUE_ID, ...) under its row lock.
 
-    A counter row a store lacks (a table added by a newer schema to an older store) starts at 1."""
+    A counter row a store lacks (a table added by a newer schema to an older store) starts at 1. Where the
+    database has ``UPDATE .. RETURNING`` (PostgreSQL, SQLite) the bump and the read are one statement (the
+    UPDATE takes the same row lock); elsewhere it is Hive's ``SELECT .. FOR UPDATE`` then ``UPDATE``."""
+    if conn.dialect.update_returning:
+        bumped_to = conn.execute(
+            sa.update(column.table).values({column.name: column + 1}).returning(column)
+        ).scalar()
+        if bumped_to is not None:
+            return int(bumped_to) - 1
     value = conn.execute(sa.select(column).with_for_update()).scalar()
     if value is None:
         conn.execute(sa.insert(column.table).values({column.name: 2}))

@@ -9,8 +9,8 @@ partition where both name one (a database lock covers its tables, a table lock i
 sorted acquired first, then SHARED_READ < SHARED_WRITE < EXCLUSIVE, then by id. Only locks entered
 before the request can be in front of it; as in Hive 3.1, a waiting lock is passed by later requests
 of a weaker type (readers can pass a waiting EXCLUSIVE), never of its own or a stronger one. Locks of
-the same transaction never block each other. Checks are serialised by a row lock on NEXT_LOCK_ID,
-as Hive serialises them with its CheckLock mutex.
+the same transaction never block each other. Checks are serialised as Hive serialises them, by a row
+lock on Hive's ``CheckLock`` mutex in ``AUX_TABLE``.
 
 Transaction locks are released by commit/abort (:class:`~hiveacid_sql.txn.store.TxnStore`); locks
 of no transaction (txn id 0, DDL) by :meth:`LockManager.unlock`.
@@ -28,7 +28,7 @@ from sqlalchemy.engine import Connection
 
 from hiveacid_sql.errors import LockError, TxnAbortedError, TxnError
 from hiveacid_sql.txn import schema as s
-from hiveacid_sql.txn.db import Db
+from hiveacid_sql.txn.db import Db, RetryTxn
 
 SHARED_READ, SHARED_WRITE, EXCLUSIVE = "r", "w", "e"
 ACQUIRED, WAITING = "a", "w"
@@ -279,10 +279,22 @@ def _require_open(conn: Connection, txn_id: int) -> None:
         raise TxnError(f"Transaction txnid:{txn_id} is not open")
 
 
+def mutex(conn: Connection, key: str) -> None:
+    """Hold Hive's mutex ``key`` (an ``AUX_TABLE`` row, locked ``FOR UPDATE`` as Hive's ``MutexAPI`` does) until
+    this transaction ends; the row is created the first time, as Hive creates it."""
+    aux = s.AUX_TABLE.c
+    query = sa.select(aux.MT_KEY1).where(aux.MT_KEY1 == key, aux.MT_KEY2 == 0).with_for_update()
+    if conn.execute(query).first() is None:
+        try:
+            conn.execute(sa.insert(s.AUX_TABLE).values(MT_KEY1=key, MT_KEY2=0, MT_COMMENT=""))
+        except sa.exc.IntegrityError as exc:  # another process created it first: lock it on the next try
+            raise RetryTxn(f"AUX_TABLE row {key} created concurrently") from exc
+
+
 def _check(conn: Connection, lock_id: int) -> LockResponse:
     hl = s.HIVE_LOCKS.c
     # Hive's CheckLock mutex: one checker at a time, so two requests never both see the other waiting.
-    conn.execute(sa.select(s.NEXT_LOCK_ID.c.NL_NEXT).with_for_update()).scalar_one()
+    mutex(conn, "CheckLock")
     mine = [_info(r) for r in conn.execute(
         sa.select(s.HIVE_LOCKS).where(hl.HL_LOCK_EXT_ID == lock_id)).mappings()]
     if not mine:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,13 +23,29 @@ from sqlalchemy.engine import Connection
 from hiveacid_sql.errors import TxnAbortedError, TxnError, WriteConflictError
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.bootstrap import DEFAULT_DB_LOCATION, ensure_schema
-from hiveacid_sql.txn.catalog import Catalog
+from hiveacid_sql.txn.catalog import Catalog, register_partitions
 from hiveacid_sql.txn.db import Db, RetryTxn, make_engine, next_counter, peek_counter, store_error
 from hiveacid_sql.txn.history import HistoryEntry, WriteRecord, adopted_records, insert_records, read_history
 from hiveacid_sql.txn.locks import LockManager
 from hiveacid_sql.txn.snapshot import Snapshot, TableWriteIds, ValidTxnList
 
 TxnState = Literal["open", "aborted", "committed"]
+
+
+@dataclass(frozen=True)
+class TableCommit:
+    """What a transaction wrote to one table, handed to :meth:`TxnStore.commit_txn`.
+
+    ``partitions``: partition name (None for an unpartitioned table) -> operation ('i', 'u', 'd'), the
+    TXN_COMPONENTS rows; ``new_partitions``: partition names to register in the catalog (those that do not
+    exist yet are added, created by ``write_id``).
+    """
+
+    db: str
+    table: str
+    write_id: int
+    partitions: Mapping[str | None, str]
+    new_partitions: Sequence[str] = ()
 OPEN, ABORTED = "o", "a"
 WRITE_OPERATIONS = frozenset({"i", "u", "d"})
 _STATE_NAMES: dict[str, TxnState] = {OPEN: "open", ABORTED: "aborted"}
@@ -58,7 +75,7 @@ class TxnStore:
         self.url = url
         self._db = Db(make_engine(url, echo=echo))
         try:
-            ensure_schema(self._db, default_db_location=default_db_location or DEFAULT_DB_LOCATION)
+            ensure_schema(self._db, default_db_location=default_db_location or DEFAULT_DB_LOCATION, url=url)
         except sa.exc.DBAPIError as exc:
             self._db.dispose()
             raise store_error(exc, url) from exc
@@ -111,6 +128,11 @@ class TxnStore:
                     TXN_TYPE=0,  # Hive TxnType.DEFAULT
                 )
             )
+            # Hive 3.1 openTxns: the oldest transaction open when this one started (itself at least), for the cleaner
+            oldest = sa.select(sa.literal(txn_id, sa.BigInteger), sa.func.min(s.TXNS.c.TXN_ID)).where(
+                s.TXNS.c.TXN_STATE == OPEN
+            )
+            conn.execute(sa.insert(s.MIN_HISTORY_LEVEL).from_select(["MHL_TXNID", "MHL_MIN_OPEN_TXNID"], oldest))
             return txn_id
 
         return self._db.run_write(run)
@@ -149,50 +171,28 @@ class TxnStore:
         partitions: Sequence[str | None] = (None,),
     ) -> None:
         """Record what the txn writes (TXN_COMPONENTS); ``None`` partition = un-partitioned table."""
-        db, table = _key(db, table)
         if operation not in WRITE_OPERATIONS:
             raise TxnError(f"Operation type must be one of 'i', 'u', 'd', not {operation!r}")
+        parts = list(partitions)
 
         def run(conn: Connection) -> None:
             _lock_open(conn, txn_id)
-            t2w = s.TXN_TO_WRITE_ID.c
-            owned = conn.execute(
-                sa.select(t2w.T2W_WRITEID).where(
-                    t2w.T2W_TXNID == txn_id, t2w.T2W_DATABASE == db, t2w.T2W_TABLE == table
-                )
-            ).scalar()
-            if owned != write_id:
-                raise TxnError(f"Write id {write_id} of {db}.{table} was not allocated to {_txn(txn_id)}")
-            tc = s.TXN_COMPONENTS.c
-            recorded = {
-                tuple(row)
-                for row in conn.execute(
-                    sa.select(tc.TC_PARTITION, tc.TC_OPERATION_TYPE).where(
-                        tc.TC_TXNID == txn_id, tc.TC_DATABASE == db, tc.TC_TABLE == table
-                    )
-                )
-            }
-            rows = [
-                {
-                    "TC_TXNID": txn_id,
-                    "TC_DATABASE": db,
-                    "TC_TABLE": table,
-                    "TC_PARTITION": part,
-                    "TC_OPERATION_TYPE": operation,
-                    "TC_WRITEID": write_id,
-                }
-                for part in dict.fromkeys(partitions)
-                if (part, operation) not in recorded
-            ]
-            if rows:
-                conn.execute(sa.insert(s.TXN_COMPONENTS), rows)
+            _insert_components(conn, txn_id, db, table, write_id, {p: operation for p in parts})
 
         self._db.run_write(run)
 
     def commit_txn(
-        self, txn_id: int, seen: ValidTxnList | None = None, history: Sequence[WriteRecord] = ()
+        self,
+        txn_id: int,
+        seen: ValidTxnList | None = None,
+        history: Sequence[WriteRecord] = (),
+        writes: Sequence[TableCommit] = (),
     ) -> None:
         """Commit: components move to COMPLETED_TXN_COMPONENTS and the TXNS row is deleted.
+
+        ``writes``: what the transaction wrote, per table: its new partitions are registered in the catalog
+        and its components recorded in the same database transaction as the commit (one store call, so a
+        statement's partitions, components and commit land together or not at all).
 
         ``history``: what the transaction did per table (HIVEACID_WRITE_HISTORY), written in the same
         database transaction, so the history holds exactly the committed write ids.
@@ -211,12 +211,17 @@ class TxnStore:
 
         def run(conn: Connection) -> str | None:
             _lock_open(conn, txn_id)
+            for w in writes:
+                if w.new_partitions:
+                    register_partitions(conn, w.db, w.table, w.new_partitions, True, w.write_id)
+                _insert_components(conn, txn_id, w.db, w.table, w.write_id, w.partitions)
             tc = s.TXN_COMPONENTS.c
             comps = conn.execute(sa.select(s.TXN_COMPONENTS).where(tc.TC_TXNID == txn_id)).mappings().all()
             conflict = _record_write_set(conn, txn_id, comps, seen)
             if conflict is not None:  # abort instead (and keep the abort: this transaction commits)
                 conn.execute(sa.update(s.TXNS).where(s.TXNS.c.TXN_ID == txn_id).values(TXN_STATE=ABORTED))
                 conn.execute(sa.delete(s.HIVE_LOCKS).where(s.HIVE_LOCKS.c.HL_TXNID == txn_id))
+                conn.execute(sa.delete(s.MIN_HISTORY_LEVEL).where(s.MIN_HISTORY_LEVEL.c.MHL_TXNID == txn_id))
                 return conflict
             insert_records(conn, txn_id, history, _now_ms())
             if comps:
@@ -239,6 +244,7 @@ class TxnStore:
                 )
                 conn.execute(sa.delete(s.TXN_COMPONENTS).where(tc.TC_TXNID == txn_id))
             conn.execute(sa.delete(s.HIVE_LOCKS).where(s.HIVE_LOCKS.c.HL_TXNID == txn_id))
+            conn.execute(sa.delete(s.MIN_HISTORY_LEVEL).where(s.MIN_HISTORY_LEVEL.c.MHL_TXNID == txn_id))
             done = conn.execute(
                 sa.delete(s.TXNS).where(s.TXNS.c.TXN_ID == txn_id, s.TXNS.c.TXN_STATE == OPEN)
             )
@@ -262,6 +268,7 @@ class TxnStore:
             if done.rowcount != 1:
                 raise _state_error(conn, txn_id)
             conn.execute(sa.delete(s.HIVE_LOCKS).where(s.HIVE_LOCKS.c.HL_TXNID == txn_id))
+            conn.execute(sa.delete(s.MIN_HISTORY_LEVEL).where(s.MIN_HISTORY_LEVEL.c.MHL_TXNID == txn_id))
 
         self._db.run_write(run)
 
@@ -319,6 +326,7 @@ class TxnStore:
                 conn.execute(sa.update(s.TXNS).where(txns.TXN_ID.in_(stale), txns.TXN_STATE == OPEN)
                              .values(TXN_STATE=ABORTED))
                 conn.execute(sa.delete(s.HIVE_LOCKS).where(hl.HL_TXNID.in_(stale)))
+                conn.execute(sa.delete(s.MIN_HISTORY_LEVEL).where(s.MIN_HISTORY_LEVEL.c.MHL_TXNID.in_(stale)))
             conn.execute(sa.delete(s.HIVE_LOCKS).where(hl.HL_TXNID == 0, hl.HL_LAST_HEARTBEAT < cutoff))
             min_open = conn.execute(sa.select(sa.func.min(txns.TXN_ID)).where(txns.TXN_STATE == OPEN)).scalar()
             horizon = min_open if min_open is not None else peek_counter(conn, s.NEXT_TXN_ID.c.NTXN_NEXT)
@@ -452,6 +460,39 @@ class TxnStore:
 
 
 # ---------------------------------------------------------------------- helpers (one conn each)
+def _insert_components(
+    conn: Connection, txn_id: int, db: str, table: str, write_id: int, partitions: Mapping[str | None, str]
+) -> None:
+    """TXN_COMPONENTS rows (partition -> operation) of a write id the transaction owns, each once."""
+    db, table = _key(db, table)
+    for operation in partitions.values():
+        if operation not in WRITE_OPERATIONS:
+            raise TxnError(f"Operation type must be one of 'i', 'u', 'd', not {operation!r}")
+    t2w = s.TXN_TO_WRITE_ID.c
+    owned = conn.execute(
+        sa.select(t2w.T2W_WRITEID).where(t2w.T2W_TXNID == txn_id, t2w.T2W_DATABASE == db, t2w.T2W_TABLE == table)
+    ).scalar()
+    if owned != write_id:
+        raise TxnError(f"Write id {write_id} of {db}.{table} was not allocated to {_txn(txn_id)}")
+    tc = s.TXN_COMPONENTS.c
+    recorded = {
+        tuple(row)
+        for row in conn.execute(
+            sa.select(tc.TC_PARTITION, tc.TC_OPERATION_TYPE).where(
+                tc.TC_TXNID == txn_id, tc.TC_DATABASE == db, tc.TC_TABLE == table
+            )
+        )
+    }
+    rows = [
+        {"TC_TXNID": txn_id, "TC_DATABASE": db, "TC_TABLE": table, "TC_PARTITION": part,
+         "TC_OPERATION_TYPE": op, "TC_WRITEID": write_id}
+        for part, op in partitions.items()
+        if (part, op) not in recorded
+    ]
+    if rows:
+        conn.execute(sa.insert(s.TXN_COMPONENTS), rows)
+
+
 def _insert_counter(conn: Connection, db: str, table: str, next_value: int) -> None:
     try:
         conn.execute(sa.insert(s.NEXT_WRITE_ID).values(NWI_DATABASE=db, NWI_TABLE=table, NWI_NEXT=next_value))
@@ -463,6 +504,12 @@ def _insert_counter(conn: Connection, db: str, table: str, next_value: int) -> N
 def _next_write_id(conn: Connection, db: str, table: str) -> int:
     nwi = s.NEXT_WRITE_ID.c
     where = (nwi.NWI_DATABASE == db, nwi.NWI_TABLE == table)
+    if conn.dialect.update_returning:  # bump and read in one statement (the UPDATE locks the row)
+        bumped_to = conn.execute(
+            sa.update(s.NEXT_WRITE_ID).where(*where).values(NWI_NEXT=nwi.NWI_NEXT + 1).returning(nwi.NWI_NEXT)
+        ).scalar()
+        if bumped_to is not None:
+            return int(bumped_to) - 1
     current = conn.execute(sa.select(nwi.NWI_NEXT).where(*where).with_for_update()).scalar()
     if current is None:
         _insert_counter(conn, db, table, 2)

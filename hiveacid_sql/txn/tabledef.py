@@ -108,3 +108,51 @@ def _param(params: dict[str, str], key: str) -> str:
         if k.lower() == key:
             return v or ""
     return ""
+
+
+#: The classes Hive records in ``SDS``/``SERDES`` for each storage format (what ``STORED AS`` writes):
+#: input format, output format, serde library.
+STORAGE_CLASSES: dict[str, tuple[str, str, str]] = {
+    "orc": (
+        "org.apache.hadoop.hive.ql.io.orc.OrcInputFormat",
+        "org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat",
+        "org.apache.hadoop.hive.ql.io.orc.OrcSerde",
+    ),
+    "parquet": (
+        "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+        "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
+        "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
+    ),
+    "textfile": (
+        "org.apache.hadoop.mapred.TextInputFormat",
+        "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+        "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
+    ),
+    "avro": (
+        "org.apache.hadoop.hive.ql.io.avro.AvroContainerInputFormat",
+        "org.apache.hadoop.hive.ql.io.avro.AvroContainerOutputFormat",
+        "org.apache.hadoop.hive.serde2.avro.AvroSerDe",
+    ),
+    "sequencefile": (
+        "org.apache.hadoop.mapred.SequenceFileInputFormat",
+        "org.apache.hadoop.hive.ql.io.HiveSequenceFileOutputFormat",
+        "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
+    ),
+    "rcfile": (
+        "org.apache.hadoop.hive.ql.io.RCFileInputFormat",
+        "org.apache.hadoop.hive.ql.io.RCFileOutputFormat",
+        "org.apache.hadoop.hive.serde2.columnar.LazyBinaryColumnarSerDe",
+    ),
+}
+
+
+def storage_format_of(input_format: str | None, serde: str | None) -> str:
+    """The storage format of a table Hive (or we) recorded, from its input format (and serde): ``orc``, ...;
+    an input format we do not know gives its class name, lower case."""
+    for name, (inp, _out, _lib) in STORAGE_CLASSES.items():
+        if input_format == inp:
+            return name
+    for name, (_inp, _out, lib) in STORAGE_CLASSES.items():
+        if serde == lib and name != "textfile":
+            return name
+    return (input_format or "unknown").rsplit(".", 1)[-1].lower()

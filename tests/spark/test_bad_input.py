@@ -328,7 +328,7 @@ def tmpfs(path: Path, size: str = "1M"):
 
 def test_store_read_only(spark, tmp_path):
     """The store on a read-only file system: reads work, a write fails with one line and changes nothing."""
-    with tmpfs(tmp_path / "ro") as ro:
+    with tmpfs(tmp_path / "ro", "8M") as ro:  # a new store is Hive's 74 tables: about 1.5 MB with its WAL
         warehouse = tmp_path / "wh"
         url = f"sqlite:///{ro}/txn.db"
         with hiveacid_sql.connect(spark=spark, warehouse=warehouse, store_url=url) as acid:

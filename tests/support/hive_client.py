@@ -347,6 +347,11 @@ class _Operations:
             .config("spark.driver.extraClassPath", jdbc_jar)
             .config("spark.sql.shuffle.partitions", "1")
             .config("spark.sql.catalogImplementation", "hive")
+            # Hive's own serdes read and write ORC and Parquet tables (OrcInputFormat/OrcSerde, ParquetHiveSerDe),
+            # not Spark's built-in readers that Spark would otherwise swap in
+            .config("spark.sql.hive.convertMetastoreOrc", "false")
+            .config("spark.sql.hive.convertMetastoreParquet", "false")
+            .config("spark.sql.hive.convertMetastoreInsertDir", "false")
             .config("spark.sql.warehouse.dir", warehouse)
         )
         for key, value in settings.items():

@@ -103,7 +103,8 @@ def fingerprint(warehouse: Path) -> tuple:
     with contextlib.closing(sqlite3.connect(warehouse / ".hiveacid" / "txn.db")) as conn:
         catalog = {
             name: sorted(map(repr, conn.execute(f"SELECT * FROM {name}").fetchall()))  # noqa: S608
-            for name in ("DBS", "TBLS", "COLUMNS_V2", "TABLE_PARAMS", "PARTITIONS", "PARTITION_KEYS")
+            for name in ("DBS", "TBLS", "SDS", "SERDES", "CDS", "COLUMNS_V2", "TABLE_PARAMS", "PARTITIONS",
+                         "PARTITION_KEYS", "PARTITION_KEY_VALS")
         }
         open_txns = conn.execute("SELECT count(*) FROM TXNS WHERE TXN_STATE = 'o'").fetchone()[0]
     return files, catalog, open_txns

@@ -213,6 +213,22 @@ def test_hive_queues_and_lists_compactions(hive: HiveClient, hive_db: str) -> No
         ("i", "a")]
 
 
+@pytest.mark.parametrize("stored", ["ORC", "PARQUET", "TEXTFILE"])
+def test_hive_serdes_read_the_plain_files_we_write(acid, hive: HiveClient, tmp_path, stored: str) -> None:
+    """Files of our plain tables, read by Hive's own serdes (OrcSerde, ParquetHiveSerDe, LazySimpleSerDe and its
+    ``\\N`` for NULL) through an external table over the same directory; '' and NULL stay apart."""
+    data = tmp_path / "data"
+    acid.sql(f"CREATE EXTERNAL TABLE t (id int, name string, amount decimal(5,2)) STORED AS {stored} "
+             f"LOCATION '{data}'")
+    acid.sql("INSERT INTO t VALUES (1, 'a', 1.50), (2, '', NULL), (3, NULL, 0)")
+    db = _name("serde")
+    hive.sql(f"CREATE DATABASE {db}")
+    hive.sql(f"CREATE EXTERNAL TABLE {db}.t (id INT, name STRING, amount DECIMAL(5,2)) STORED AS {stored} "
+             f"LOCATION 'file:{data}'")
+    assert hive.sql(f"SELECT id, name, CAST(amount AS STRING) FROM {db}.t ORDER BY id") == [
+        (1, "a", "1.50"), (2, "", None), (3, None, "0.00")]
+
+
 def test_hive_errors_come_back_in_one_line(hive: HiveClient) -> None:
     with pytest.raises(HiveClientError) as err:
         hive.sql("DESCRIBE FORMATTED no_such_db_xyz.nothing")

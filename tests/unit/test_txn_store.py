@@ -23,18 +23,22 @@ def _wid(store: TxnStore, *tables: str, txn: int | None = None) -> dict[str, Tab
 
 # ---------------------------------------------------------------------- schema
 def test_creates_hive_tables_and_version_row(store: TxnStore) -> None:
-    names = set(sa.inspect(store.engine).get_table_names())
+    names = {n.upper() for n in sa.inspect(store.engine).get_table_names()}
     for name in ("TXNS", "NEXT_TXN_ID", "TXN_COMPONENTS", "COMPLETED_TXN_COMPONENTS", "NEXT_WRITE_ID",
                  "TXN_TO_WRITE_ID", "WRITE_SET", "HIVE_LOCKS", "NEXT_LOCK_ID", "COMPACTION_QUEUE",
-                 "COMPLETED_COMPACTIONS", "NEXT_COMPACTION_QUEUE_ID", "DBS", "TBLS", "COLUMNS_V2",
-                 "PARTITION_KEYS", "BUCKETING_COLS", "TABLE_PARAMS", "VERSION"):  # fmt: skip
+                 "COMPLETED_COMPACTIONS", "NEXT_COMPACTION_QUEUE_ID", "DBS", "TBLS", "SDS", "SERDES", "CDS",
+                 "COLUMNS_V2", "PARTITION_KEYS", "BUCKETING_COLS", "TABLE_PARAMS", "SEQUENCE_TABLE", "VERSION",
+                 "HIVEACID_READ_LEASES", "HIVEACID_WRITE_HISTORY"):  # fmt: skip
         assert name in names
     (version,) = _rows(store, s.VERSION)
-    assert version["VER_ID"] == 1
-    assert version["SCHEMA_VERSION"] == str(SCHEMA_VERSION)
+    assert version == {"VER_ID": 1, "SCHEMA_VERSION": "3.1.0", "VERSION_COMMENT": "Hive release version 3.1.0"}
+    assert SCHEMA_VERSION == 3
     assert _rows(store, s.NEXT_TXN_ID) == [{"NTXN_NEXT": 1}]
     assert _rows(store, s.NEXT_LOCK_ID) == [{"NL_NEXT": 1}]
     assert _rows(store, s.NEXT_COMPACTION_QUEUE_ID) == [{"NCQ_NEXT": 1}]
+    assert [(r["CTLG_ID"], r["NAME"]) for r in _rows(store, s.CTLGS)] == [(1, "hive")]
+    (default,) = _rows(store, s.DBS)
+    assert (default["NAME"], default["CTLG_NAME"], default["OWNER_NAME"]) == ("default", "hive", "public")
 
 
 def test_reopening_keeps_data_and_does_not_reseed(url: str) -> None:
@@ -49,37 +53,28 @@ def test_reopening_keeps_data_and_does_not_reseed(url: str) -> None:
         assert second.open_txn("bob", "h2") == t2 + 1
         assert _rows(second, s.NEXT_TXN_ID) == [{"NTXN_NEXT": t2 + 2}]
         assert len(_rows(second, s.VERSION)) == 1
+        assert len(_rows(second, s.DBS)) == 1
         assert second.catalog.list_databases() == ["default"]
         assert _wid(second, "t")["default.t"].high_watermark == w1
 
 
-def test_newer_schema_version_is_refused(url: str) -> None:
+def test_other_hive_schema_version_is_refused(url: str) -> None:
     with TxnStore(url) as st, st.engine.begin() as conn:
-        conn.execute(sa.update(s.VERSION).values(SCHEMA_VERSION=str(SCHEMA_VERSION + 1)))
-    with pytest.raises(TxnError, match="newer than this hiveacid-sql understands"):
+        conn.execute(sa.update(s.VERSION).values(SCHEMA_VERSION="4.0.0"))
+    with pytest.raises(TxnError, match=r"holds a Hive metastore of schema version 4\.0\.0; hiveacid-sql uses 3\.1\.x$"):
         TxnStore(url)
 
 
-def test_version_1_store_is_upgraded_by_adding_its_missing_tables(url: str) -> None:
-    """A store laid out by schema version 1 (no read leases, no write history) keeps its data, gets the new
-    tables and records the current version, so an older hiveacid-sql no longer opens it."""
-    with TxnStore(url) as st:
-        t1 = st.open_txn("alice", "h1")
-        st.allocate_write_id(t1, "default", "t")
-        st.commit_txn(t1)
-        with st.engine.begin() as conn:
-            conn.execute(sa.update(s.VERSION).values(SCHEMA_VERSION="1"))
-        for table in (s.HIVEACID_WRITE_HISTORY, s.HIVEACID_READ_LEASES, s.HIVEACID_NEXT_READ_LEASE_ID):
-            table.drop(st.engine)
-    with TxnStore(url) as st:
-        names = set(sa.inspect(st.engine).get_table_names())
-        assert {"HIVEACID_WRITE_HISTORY", "HIVEACID_READ_LEASES", "HIVEACID_NEXT_READ_LEASE_ID"} <= names
-        assert _rows(st, s.VERSION)[0]["SCHEMA_VERSION"] == str(SCHEMA_VERSION) == "2"
-        assert st.txn_state(t1) == "committed"
-        t2 = st.open_txn("bob", "h2")
-        st.allocate_write_id(t2, "default", "t")
-        st.commit_txn(t2)
-        assert _wid(st, "t")["default.t"].high_watermark == 2
+def test_min_history_level_follows_open_transactions(store: TxnStore) -> None:
+    """Hive 3.1 ``openTxns``: each open transaction records the oldest transaction open when it started;
+    commit and abort remove the row."""
+    t1 = store.open_txn("u", "h")
+    t2 = store.open_txn("u", "h")
+    rows = sorted((r["MHL_TXNID"], r["MHL_MIN_OPEN_TXNID"]) for r in _rows(store, s.MIN_HISTORY_LEVEL))
+    assert rows == [(t1, t1), (t2, t1)]
+    store.commit_txn(t1)
+    store.abort_txn(t2)
+    assert _rows(store, s.MIN_HISTORY_LEVEL) == []
 
 
 # ---------------------------------------------------------------------- ids
