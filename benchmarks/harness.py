@@ -132,7 +132,8 @@ def machine() -> dict[str, Any]:
 def format_table(results: list[dict[str, Any]]) -> str:
     """Medians and ratios (ours / peer), one line per contender."""
     header = f"{'scenario':<16} {'rows':>11}  {'contender':<18} {'median s':>9} {'ours/peer':>9} " \
-             f"{'cpu s':>8} {'ours/peer':>9} {'peak RSS MB':>11} {'run +MB':>8} {'same table':>10}"
+             f"{'cpu s':>8} {'ours/peer':>9} {'peak RSS MB':>11} {'run +MB':>8} {'same table':>10} " \
+             f"{'jobs':>5} {'rows read':>11}"
     lines = [header, "-" * len(header)]
     for r in results:
         if "error" in r:
@@ -149,11 +150,15 @@ def format_table(results: list[dict[str, Any]]) -> str:
             lines.append(
                 f"{label[0]:<16} {label[1]:>11}  {name:<18} {s['median_seconds']:>9.3f} {ratio:>9} "
                 f"{cpu_text:>8} {cpu_ratio_text:>9} {s['peak_rss_mb']:>11.1f} {s.get('rss_growth_mb', 0):>8.1f} "
-                f"{same:>10}"
+                f"{same:>10} {_count(s.get('spark_jobs')):>5} {_count(s.get('rows_read')):>11}"
             )
         if r.get("tracemalloc_peak_mb") is not None:
             lines.append(f"{'':<16} {'':>11}  {'(ours, tracemalloc peak MB)':<28} {r['tracemalloc_peak_mb']:>10.2f}")
     return "\n".join(lines)
+
+
+def _count(value: int | None) -> str:
+    return "-" if value is None else f"{value:,}"
 
 
 def run_main(args) -> int:

@@ -19,6 +19,7 @@ from benchmarks.contents import summary
 from benchmarks.data import dataset
 from benchmarks.measure import median, timed, tracemalloc_peak_mb
 from benchmarks.scenarios import OURS, SCENARIOS, BenchContext
+from hiveacid_sql.exec.metrics import SparkWork, WorkDone
 
 
 def prepare_data(spark: SparkSession, name: str, *, data_dir: Path, rows: int) -> None:
@@ -58,11 +59,15 @@ def run_scenario(
                 contender.prepare()
                 contender.run()
         samples: dict[str, list] = {c.name: [] for c in contenders}
+        work: dict[str, list[WorkDone]] = {c.name: [] for c in contenders}
         for r in range(repeat):
             shift = r % len(contenders)
             for contender in contenders[shift:] + contenders[:shift]:
                 contender.prepare()
+                # Spark's status store, read outside the timed call: the jobs and input rows of the run.
+                counter = SparkWork(spark).start()
                 samples[contender.name].append(timed(contender.run))
+                work[contender.name].append(counter.finish())
         # The final tables, before any further run of ours changes its table again.
         final = {c.name: c.contents() for c in contenders if c.contents is not None}
         ours = contenders[0]
@@ -91,6 +96,9 @@ def run_scenario(
             "rss_growth_mb": round(max((max(0.0, s.peak_rss_mb - (s.rss_start_mb or s.peak_rss_mb))
                                         for s in samples[c.name]), default=0.0), 1),
             "rss_is_lifetime_peak": any(s.rss_is_lifetime_peak for s in samples[c.name]),
+            # Spark work per run (jobs launched, stage input records), the median over the timed runs.
+            "spark_jobs": _median_int([w.jobs for w in work[c.name]]),
+            "rows_read": _median_int([w.rows_read for w in work[c.name]]),
         }
         for c in contenders
     }
@@ -126,3 +134,7 @@ def run_scenario(
 def _median_or_none(values: list[float | None]) -> float | None:
     known = [v for v in values if v is not None]
     return round(median(known), 3) if len(known) == len(values) and known else None
+
+
+def _median_int(values: list[int]) -> int | None:
+    return int(median([float(v) for v in values])) if values else None

@@ -51,6 +51,17 @@ def test_every_scenario_times_ours_and_its_peers(results) -> None:
         assert result["tracemalloc_peak_mb"] > 0
 
 
+def test_every_statement_of_ours_reports_its_spark_work(results) -> None:
+    for name, result in results.items():
+        ours = result["contenders"][OURS]
+        if name.startswith(("store_", "arrow_read")):  # no Spark job by design
+            assert ours["spark_jobs"] == 0, name
+            continue
+        assert ours["spark_jobs"] >= 1, (name, ours)
+        # An INSERT ... VALUES reads no data source (its rows are a local relation); the rest read the table.
+        assert ours["rows_read"] >= (0 if name == "small_insert" else 1), (name, ours)
+
+
 def test_ours_and_every_peer_end_with_the_same_table(results) -> None:
     for name, result in results.items():
         assert result["same_contents"], name
