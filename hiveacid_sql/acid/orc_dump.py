@@ -26,7 +26,7 @@ import datetime as dt
 import json
 import os
 from collections.abc import Callable, Iterator
-from decimal import Decimal
+from decimal import Context, Decimal
 from typing import Any, BinaryIO
 
 import pyorc
@@ -121,7 +121,8 @@ def format_timestamp(value: dt.datetime) -> str:
 
 
 def _format_decimal(value: Decimal) -> str:
-    text = format(value.normalize(), "f")
+    # normalize() rounds to the context's 28 digits; a decimal(38,s) needs its own precision
+    text = format(value.normalize(Context(prec=max(len(value.as_tuple().digits), 1))), "f")
     return "0" if text in ("-0", "0") else text
 
 

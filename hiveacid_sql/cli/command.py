@@ -7,7 +7,6 @@ script or with ``--force``) is refused before the SparkSession starts, with exit
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 from contextlib import ExitStack
@@ -31,8 +30,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from hiveacid_sql.engine.connect import connect, quiet_pyspark_error_logs
 
-    _quiet_spark_logging(verbose=args.verbose)
-    connect_kwargs: dict = {"warehouse": args.warehouse, "store_url": args.store_url, "spark_conf": plan["conf"]}
+    connect_kwargs: dict = {
+        "warehouse": args.warehouse, "store_url": args.store_url, "spark_conf": plan["conf"], "verbose": args.verbose,
+    }
     if args.master:
         connect_kwargs["master"] = args.master
     with ExitStack() as stack:
@@ -91,14 +91,6 @@ def _check(args: argparse.Namespace) -> dict:
     if args.atomic and args.force:
         raise UsageError("--atomic and --force cannot be combined (a failure rolls everything back)")
     return plan
-
-
-def _quiet_spark_logging(*, verbose: bool) -> None:
-    """Spark's JVM logs (WARN and up, with its default profile) only clutter a command's stderr: point
-    SPARK_CONF_DIR at our log4j2.properties (errors only), unless the user has a Spark configuration."""
-    if verbose or "SPARK_CONF_DIR" in os.environ or "SPARK_HOME" in os.environ:
-        return
-    os.environ["SPARK_CONF_DIR"] = str(Path(__file__).with_name("sparkconf"))
 
 
 def _hide_password(url: str) -> str:

@@ -30,7 +30,8 @@ def connect(
     With no arguments: a local SparkSession (UTC, quiet), ``./warehouse`` as the warehouse and a SQLite
     store file ``<warehouse>/.hiveacid/txn.db`` inside it. Other keyword arguments are Spark settings
     for a session this call starts (``connect(**{"spark.sql.shuffle.partitions": "4"})``, or
-    ``spark_conf={...}``); ``master`` picks the Spark master (default ``local[*]``).
+    ``spark_conf={...}``); ``master`` picks the Spark master (default ``local[*]``); ``verbose=True`` keeps
+    Spark's own logging and start-up messages.
     """
     if warehouse is None:
         warehouse = Path.cwd() / "warehouse"
@@ -46,11 +47,12 @@ def connect(
         store_dir.mkdir(parents=True, exist_ok=True)
         store_url = f"sqlite:///{store_dir / 'txn.db'}"
     master = str(conf.pop("master", "local[*]"))
+    verbose = bool(conf.pop("verbose", False))
     spark_conf = {k: str(v) for k, v in (conf.pop("spark_conf", None) or {}).items()}
     spark_conf.update({str(k): str(v) for k, v in conf.items()})
     owns = spark is None
     if spark is None:
-        spark = local_session(spark_conf, master=master)
+        spark = local_session(spark_conf, master=master, verbose=verbose)
     store = TxnStore(store_url, default_db_location=warehouse_uri)
     return Session(spark, warehouse_uri, store, owns_spark=owns)
 

@@ -25,6 +25,19 @@ HISTORY_SCHEMA = (
 )
 
 
+#: statement texts longer than this are shown shortened (the store keeps them, up to 16 000 characters)
+SHOWN_STATEMENT_CHARS = 200
+
+
+def shown_statement(text: str | None) -> str | None:
+    """A statement as DESCRIBE HISTORY shows it: one 1,000-row INSERT VALUES is 16 000 characters, which
+    printed as one row buries everything else; the start of it, and how long it is, says which statement
+    it was (``acid.store.table_history(db, table)`` has the whole stored text)."""
+    if text is None or len(text) <= SHOWN_STATEMENT_CHARS:
+        return text
+    return f"{text[:SHOWN_STATEMENT_CHARS].rstrip()} ... ({len(text)} characters)"
+
+
 def describe_history(ctx: StatementContext, table: TableDef) -> DataFrame:
     """The history of ``table`` as a DataFrame (:data:`HISTORY_SCHEMA`)."""
     if not table.is_transactional:
@@ -36,7 +49,7 @@ def describe_history(ctx: StatementContext, table: TableDef) -> DataFrame:
             dt.datetime.fromtimestamp(e.commit_time_ms / 1000, tz=dt.timezone.utc),
             e.user,
             e.operation,
-            e.statement,
+            shown_statement(e.statement),
             e.rows_inserted,
             e.rows_updated,
             e.rows_deleted,

@@ -17,6 +17,7 @@ from hiveacid_sql.engine.context import StatementContext
 from hiveacid_sql.engine.table import TableApi
 from hiveacid_sql.engine.transaction import Transaction
 from hiveacid_sql.errors import HiveAcidError, TxnAbortedError, TxnStateError, UnsupportedStatementError
+from hiveacid_sql.exec.expressions import quiet_spark_errors
 from hiveacid_sql.exec.sources import formatted_sources
 from hiveacid_sql.plan.planner import Planner
 from hiveacid_sql.settings import Settings
@@ -64,7 +65,7 @@ class Session(TableApi):
         change (:mod:`~hiveacid_sql.exec.dryrun`). ``kwargs`` fill ``{name}`` fields as ``spark.sql`` does."""
         self._check_open()
         result: statements.Result | None = None
-        with formatted_sources(self.spark, text, kwargs) as formatted:
+        with formatted_sources(self.spark, text, kwargs) as formatted, quiet_spark_errors():
             for statement in parse(formatted):
                 result = self.run_statement(statement, dry_run=dry_run)
         return result

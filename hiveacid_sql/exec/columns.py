@@ -26,6 +26,8 @@ there every calendar agrees and Spark's reader is exact.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -128,7 +130,7 @@ def _unstorable(col: Column, data_type: T.DataType) -> Column | None:
         return F.exists(col, lambda x: _unstorable(x, data_type.elementType))  # type: ignore[arg-type,return-value]
     if isinstance(data_type, T.MapType):
         found = [
-            F.exists(part, lambda x, t=t: _unstorable(x, t))  # type: ignore[misc,arg-type]
+            F.exists(part, _unstorable_in(t))
             for part, t in ((F.map_keys(col), data_type.keyType), (F.map_values(col), data_type.valueType))
             if _unstorable(F.lit(None), t) is not None
         ]
@@ -136,6 +138,16 @@ def _unstorable(col: Column, data_type: T.DataType) -> Column | None:
     if isinstance(data_type, T.StructType):
         return _any([c for f in data_type.fields if (c := _unstorable(col.getField(f.name), f.dataType)) is not None])
     return None
+
+
+def _unstorable_in(data_type: T.DataType) -> Callable[[Column], Column]:
+    """A one-argument lambda for ``F.exists`` (PySpark reads a second parameter, even a defaulted one, as the
+    element's index, so ``lambda x, t=t: ..`` got the index as ``t``: a map of dates failed to insert)."""
+
+    def test(x: Column) -> Column:
+        return _unstorable(x, data_type)  # type: ignore[return-value]  # only called for types that have one
+
+    return test
 
 
 def _any(conditions: list[Column]) -> Column | None:

@@ -12,7 +12,7 @@ import posixpath
 
 import pyarrow.fs as pafs
 import pyorc
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -162,11 +162,43 @@ def write_plain(df: DataFrame, table: TableDef, *, overwrite: bool) -> None:
 
 
 def _ntz_as_instants(df: DataFrame) -> DataFrame:
-    """Top-level wall-clock timestamps as UTC instants, so Spark writes a plain ORC ``timestamp`` Hive reads.
+    """Wall-clock timestamps, also inside arrays, maps and structs, as UTC instants, so Spark writes a plain
+    ORC ``timestamp`` Hive reads.
 
-    Spark would store TIMESTAMP_NTZ as a tagged ``bigint`` that Hive and Trino read as a number.
+    Spark would store TIMESTAMP_NTZ as a tagged ``bigint`` that Hive and Trino read as a number (and that
+    our reader, asking nested timestamps as TIMESTAMP, read as NULL: an ``array<timestamp>`` came back
+    ``[NULL, ..]``).
     """
     for field in df.schema.fields:
-        if isinstance(field.dataType, T.TimestampNTZType):
-            df = df.withColumn(field.name, to_instant(F.col(field.name)))
+        converted = _instants(F.col(field.name), field.dataType)
+        if converted is not None:
+            df = df.withColumn(field.name, converted)
     return df
+
+
+def _instants(col: Column, data_type: T.DataType) -> Column | None:
+    """``col`` with every TIMESTAMP_NTZ in it as an instant (:func:`to_instant`); None if it holds none."""
+    if isinstance(data_type, T.TimestampNTZType):
+        return to_instant(col)
+    if isinstance(data_type, T.ArrayType):
+        element = data_type.elementType
+        if _instants(F.lit(None), element) is None:
+            return None
+        return F.transform(col, lambda x: _instants(x, element))  # type: ignore[arg-type,return-value]
+    if isinstance(data_type, T.MapType):
+        key, value = data_type.keyType, data_type.valueType
+        if _instants(F.lit(None), key) is None and _instants(F.lit(None), value) is None:
+            return None
+        out = col
+        if _instants(F.lit(None), key) is not None:
+            out = F.transform_keys(out, lambda k, _v: _instants(k, key))  # type: ignore[arg-type,return-value]
+        if _instants(F.lit(None), value) is not None:
+            out = F.transform_values(out, lambda _k, v: _instants(v, value))  # type: ignore[arg-type,return-value]
+        return out
+    if isinstance(data_type, T.StructType):
+        parts = [(f, _instants(col.getField(f.name), f.dataType)) for f in data_type.fields]
+        if all(c is None for _, c in parts):
+            return None
+        fields = [(c if c is not None else col.getField(f.name)).alias(f.name) for f, c in parts]
+        return F.when(col.isNull(), F.lit(None)).otherwise(F.struct(*fields))
+    return None

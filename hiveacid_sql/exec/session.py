@@ -14,10 +14,16 @@ the same values as in Hive.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
 
+from pyspark import SparkConf, SparkContext
+from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
 DEFAULT_CONF: dict[str, str] = {
@@ -61,17 +67,61 @@ def hive_value_semantics(spark: SparkSession, *, strict: bool = False) -> Iterat
             spark.conf.set(_ANSI, previous)
 
 
-def local_session(conf: Mapping[str, str] | None = None, *, master: str = "local[*]") -> SparkSession:
-    """Start (or reuse) a quiet local SparkSession in UTC with ``conf`` on top of our defaults."""
+LOG4J2_CONFIG = Path(__file__).with_name("log4j2.properties")
+#: what the JVM prints on its stderr at start-up that no user of a library session asked for
+_JVM_NOISE = (b"WARNING: Using incubator modules",)
+
+
+def local_session(
+    conf: Mapping[str, str] | None = None, *, master: str = "local[*]", verbose: bool = False
+) -> SparkSession:
+    """Start (or reuse) a quiet local SparkSession in UTC with ``conf`` on top of our defaults.
+
+    Quiet: Spark logs errors only, and not the task failures we report ourselves (our log4j2 configuration,
+    unless the caller has one or ``verbose``), and the JVM's start-up warning about incubator modules is
+    filtered out of its stderr (everything else it prints passes through).
+    """
     # Python workers must be this interpreter: they import pyarrow, pyorc and this package.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    settings = {**DEFAULT_CONF, "spark.pyspark.python": os.environ["PYSPARK_PYTHON"], **dict(conf or {})}
+    own_logging = "log4j2.configurationFile" in settings.get("spark.driver.extraJavaOptions", "") or (
+        "SPARK_CONF_DIR" in os.environ
+    )
+    if not verbose and not own_logging:
+        settings["spark.driver.extraJavaOptions"] += f" -Dlog4j2.configurationFile={LOG4J2_CONFIG.as_uri()}"
     builder = SparkSession.builder.master(master).appName("hiveacid-sql")
-    defaults = {**DEFAULT_CONF, "spark.pyspark.python": os.environ["PYSPARK_PYTHON"]}
-    for key, value in {**defaults, **dict(conf or {})}.items():
+    for key, value in settings.items():
         builder = builder.config(key, value)
+    if not verbose and SparkContext._gateway is None:  # noqa: SLF001 - no JVM yet: we launch it
+        spark_conf = SparkConf().setAll(list(settings.items())).setMaster(master).setAppName("hiveacid-sql")
+        gateway = launch_gateway(spark_conf, popen_kwargs={"stderr": subprocess.PIPE})
+        _forward_filtered(gateway.proc.stderr)
+        SparkContext(conf=spark_conf, gateway=gateway)
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    if not verbose:
+        spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def _forward_filtered(pipe: IO[bytes]) -> None:
+    """Copy the JVM's stderr to ours, without the lines of :data:`_JVM_NOISE` (a daemon thread)."""
+    out = sys.stderr.fileno()
+
+    def forward() -> None:
+        pending = b""
+        while chunk := os.read(pipe.fileno(), 65536):
+            pending += chunk
+            cut = max(pending.rfind(b"\n"), pending.rfind(b"\r")) + 1
+            done, pending = pending[:cut], pending[cut:]
+            kept = b"".join(
+                line for line in done.splitlines(keepends=True) if not line.startswith(_JVM_NOISE)
+            )
+            if pending and not any(noise.startswith(pending[: len(noise)]) for noise in _JVM_NOISE):
+                kept, pending = kept + pending, b""  # a progress bar's partial line: show it now
+            if kept:
+                os.write(out, kept)
+
+    threading.Thread(target=forward, name="hiveacid-jvm-stderr", daemon=True).start()
 
 
 def active_session() -> SparkSession | None:

@@ -74,7 +74,9 @@ def write_events(events: DataFrame, sink: TableSink, *, route: Route) -> list[Fi
     else:
         # Fresh inserts of an un-bucketed table get a bucket id before the shuffle, spread over the shuffle
         # partitions by a hash of their values, so a large insert leg is not written by a single task.
-        spread = F.pmod(F.hash(*[F.col(n) for n, _ in sink.columns]), F.lit(_shuffle_width(events)))
+        # Spark's hash refuses maps (anywhere in a column's type): those columns do not take part.
+        hashable = [F.col(n) for n, t in sink.columns if "map<" not in t.lower()]
+        spread = F.pmod(F.hash(*hashable), F.lit(_shuffle_width(events))) if hashable else F.lit(0)
         prepared = (
             events.withColumn(
                 BUCKET_ID, F.when(F.col(BUCKET_ID) == UNASSIGNED_BUCKET, spread).otherwise(F.col(BUCKET_ID))

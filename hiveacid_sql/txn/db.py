@@ -14,6 +14,7 @@ else is retried, because only then is it certain that nothing landed.
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -49,9 +50,7 @@ def next_counter(conn: Connection, column: sa.Column) -> int:
     database has ``UPDATE .. RETURNING`` (PostgreSQL, SQLite) the bump and the read are one statement (the
     UPDATE takes the same row lock); elsewhere it is Hive's ``SELECT .. FOR UPDATE`` then ``UPDATE``."""
     if conn.dialect.update_returning:
-        bumped_to = conn.execute(
-            sa.update(column.table).values({column.name: column + 1}).returning(column)
-        ).scalar()
+        bumped_to = conn.execute(_bump(column)).scalar()
         if bumped_to is not None:
             return int(bumped_to) - 1
     value = conn.execute(sa.select(column).with_for_update()).scalar()
@@ -62,6 +61,12 @@ def next_counter(conn: Connection, column: sa.Column) -> int:
     if bumped.rowcount != 1:  # somebody moved it although we held the lock: start over
         raise RetryTxn(f"{column.table.name} changed concurrently")
     return int(value)
+
+
+@functools.cache
+def _bump(column: sa.Column) -> sa.Update:
+    """``UPDATE counter SET n = n + 1 RETURNING n``, built once per counter."""
+    return sa.update(column.table).values({column.name: column + 1}).returning(column)
 
 
 def peek_counter(conn: Connection, column: sa.Column) -> int:

@@ -116,23 +116,14 @@ class TxnStore:
             txn_id = next_counter(conn, s.NEXT_TXN_ID.c.NTXN_NEXT)
             now = _now_ms()
             conn.execute(
-                sa.insert(s.TXNS).values(
-                    TXN_ID=txn_id,
-                    TXN_STATE=OPEN,
-                    TXN_STARTED=now,
-                    TXN_LAST_HEARTBEAT=now,
-                    TXN_USER=user[:128],
-                    TXN_HOST=host[:128],
-                    TXN_AGENT_INFO=agent_info[:128],
-                    TXN_HEARTBEAT_COUNT=0,
-                    TXN_TYPE=0,  # Hive TxnType.DEFAULT
-                )
+                _Q.insert_txn,
+                {
+                    "TXN_ID": txn_id, "TXN_STATE": OPEN, "TXN_STARTED": now, "TXN_LAST_HEARTBEAT": now,
+                    "TXN_USER": user[:128], "TXN_HOST": host[:128], "TXN_AGENT_INFO": agent_info[:128],
+                    "TXN_HEARTBEAT_COUNT": 0, "TXN_TYPE": 0,  # Hive TxnType.DEFAULT
+                },
             )
-            # Hive 3.1 openTxns: the oldest transaction open when this one started (itself at least), for the cleaner
-            oldest = sa.select(sa.literal(txn_id, sa.BigInteger), sa.func.min(s.TXNS.c.TXN_ID)).where(
-                s.TXNS.c.TXN_STATE == OPEN
-            )
-            conn.execute(sa.insert(s.MIN_HISTORY_LEVEL).from_select(["MHL_TXNID", "MHL_MIN_OPEN_TXNID"], oldest))
+            conn.execute(_Q.insert_min_history, {"txn_id": txn_id})
             return txn_id
 
         return self._db.run_write(run)
@@ -142,20 +133,15 @@ class TxnStore:
         db, table = _key(db, table)
 
         def run(conn: Connection) -> int:
-            _lock_open(conn, txn_id)
-            t2w = s.TXN_TO_WRITE_ID.c
-            existing = conn.execute(
-                sa.select(t2w.T2W_WRITEID).where(
-                    t2w.T2W_TXNID == txn_id, t2w.T2W_DATABASE == db, t2w.T2W_TABLE == table
-                )
-            ).scalar()
-            if existing is not None:
-                return int(existing)
+            # The TXNS row locked and the write id already allocated, in one statement
+            row = conn.execute(_Q.lock_with_write_id, {"txn_id": txn_id, "db": db, "table": table}).first()
+            if row is None or row[0] != OPEN:
+                raise _state_error(conn, txn_id)
+            if row[1] is not None:
+                return int(row[1])
             write_id = _next_write_id(conn, db, table)
             conn.execute(
-                sa.insert(s.TXN_TO_WRITE_ID).values(
-                    T2W_TXNID=txn_id, T2W_DATABASE=db, T2W_TABLE=table, T2W_WRITEID=write_id
-                )
+                _Q.insert_t2w, {"T2W_TXNID": txn_id, "T2W_DATABASE": db, "T2W_TABLE": table, "T2W_WRITEID": write_id}
             )
             return write_id
 
@@ -210,13 +196,18 @@ class TxnStore:
         """
 
         def run(conn: Connection) -> str | None:
-            _lock_open(conn, txn_id)
-            for w in writes:
-                if w.new_partitions:
-                    register_partitions(conn, w.db, w.table, w.new_partitions, True, w.write_id)
-                _insert_components(conn, txn_id, w.db, w.table, w.write_id, w.partitions)
+            # The TXNS row locked and the components recorded so far, in one statement
             tc = s.TXN_COMPONENTS.c
-            comps = conn.execute(sa.select(s.TXN_COMPONENTS).where(tc.TC_TXNID == txn_id)).mappings().all()
+            rows = conn.execute(_Q.lock_with_components, {"txn_id": txn_id}).mappings().all()
+            if not rows or rows[0]["TXN_STATE"] != OPEN:
+                raise _state_error(conn, txn_id)
+            comps: Sequence[Any] = [r for r in rows if r["TC_TXNID"] is not None]
+            if writes:
+                for w in writes:
+                    if w.new_partitions:
+                        register_partitions(conn, w.db, w.table, w.new_partitions, True, w.write_id)
+                    _insert_components(conn, txn_id, w.db, w.table, w.write_id, w.partitions)
+                comps = conn.execute(sa.select(s.TXN_COMPONENTS).where(tc.TC_TXNID == txn_id)).mappings().all()
             conflict = _record_write_set(conn, txn_id, comps, seen)
             if conflict is not None:  # abort instead (and keep the abort: this transaction commits)
                 conn.execute(sa.update(s.TXNS).where(s.TXNS.c.TXN_ID == txn_id).values(TXN_STATE=ABORTED))
@@ -243,11 +234,9 @@ class TxnStore:
                     ],
                 )
                 conn.execute(sa.delete(s.TXN_COMPONENTS).where(tc.TC_TXNID == txn_id))
-            conn.execute(sa.delete(s.HIVE_LOCKS).where(s.HIVE_LOCKS.c.HL_TXNID == txn_id))
-            conn.execute(sa.delete(s.MIN_HISTORY_LEVEL).where(s.MIN_HISTORY_LEVEL.c.MHL_TXNID == txn_id))
-            done = conn.execute(
-                sa.delete(s.TXNS).where(s.TXNS.c.TXN_ID == txn_id, s.TXNS.c.TXN_STATE == OPEN)
-            )
+            conn.execute(_Q.delete_locks, {"txn_id": txn_id})
+            conn.execute(_Q.delete_min_history, {"txn_id": txn_id})
+            done = conn.execute(_Q.delete_open_txn, {"txn_id": txn_id})
             if done.rowcount != 1:  # the compare-and-swap lost; the row lock makes this a bug
                 raise _state_error(conn, txn_id)
             return None
@@ -460,6 +449,52 @@ class TxnStore:
 
 
 # ---------------------------------------------------------------------- helpers (one conn each)
+class _Q:
+    """The statements of every transaction's open, write id and commit, built once (building a statement
+    costs more CPU than SQLite takes to run it); values are bound at execution."""
+
+    _txn = sa.bindparam("txn_id", type_=sa.BigInteger)
+    _t2w, _tc, _nwi = s.TXN_TO_WRITE_ID.c, s.TXN_COMPONENTS.c, s.NEXT_WRITE_ID.c
+    insert_txn = sa.insert(s.TXNS)
+    # Hive 3.1 openTxns: the oldest transaction open when this one started (itself at least), for the cleaner
+    insert_min_history = sa.insert(s.MIN_HISTORY_LEVEL).from_select(
+        ["MHL_TXNID", "MHL_MIN_OPEN_TXNID"],
+        sa.select(_txn, sa.func.min(s.TXNS.c.TXN_ID)).where(s.TXNS.c.TXN_STATE == OPEN),
+    )
+    # the TXNS row locked, with what the transaction has already recorded, in one statement
+    lock_with_write_id = (
+        sa.select(s.TXNS.c.TXN_STATE, _t2w.T2W_WRITEID)
+        .select_from(
+            s.TXNS.outerjoin(
+                s.TXN_TO_WRITE_ID,
+                sa.and_(
+                    _t2w.T2W_TXNID == s.TXNS.c.TXN_ID,
+                    _t2w.T2W_DATABASE == sa.bindparam("db"),
+                    _t2w.T2W_TABLE == sa.bindparam("table"),
+                ),
+            )
+        )
+        .where(s.TXNS.c.TXN_ID == _txn)
+        .with_for_update(of=s.TXNS)
+    )
+    lock_with_components = (
+        sa.select(s.TXNS.c.TXN_STATE, s.TXN_COMPONENTS)
+        .select_from(s.TXNS.outerjoin(s.TXN_COMPONENTS, _tc.TC_TXNID == s.TXNS.c.TXN_ID))
+        .where(s.TXNS.c.TXN_ID == _txn)
+        .with_for_update(of=s.TXNS)
+    )
+    insert_t2w = sa.insert(s.TXN_TO_WRITE_ID)
+    bump_write_id = (
+        sa.update(s.NEXT_WRITE_ID)
+        .where(_nwi.NWI_DATABASE == sa.bindparam("db"), _nwi.NWI_TABLE == sa.bindparam("table"))
+        .values(NWI_NEXT=_nwi.NWI_NEXT + 1)
+        .returning(_nwi.NWI_NEXT)
+    )
+    delete_locks = sa.delete(s.HIVE_LOCKS).where(s.HIVE_LOCKS.c.HL_TXNID == _txn)
+    delete_min_history = sa.delete(s.MIN_HISTORY_LEVEL).where(s.MIN_HISTORY_LEVEL.c.MHL_TXNID == _txn)
+    delete_open_txn = sa.delete(s.TXNS).where(s.TXNS.c.TXN_ID == _txn, s.TXNS.c.TXN_STATE == OPEN)
+
+
 def _insert_components(
     conn: Connection, txn_id: int, db: str, table: str, write_id: int, partitions: Mapping[str | None, str]
 ) -> None:
@@ -505,9 +540,7 @@ def _next_write_id(conn: Connection, db: str, table: str) -> int:
     nwi = s.NEXT_WRITE_ID.c
     where = (nwi.NWI_DATABASE == db, nwi.NWI_TABLE == table)
     if conn.dialect.update_returning:  # bump and read in one statement (the UPDATE locks the row)
-        bumped_to = conn.execute(
-            sa.update(s.NEXT_WRITE_ID).where(*where).values(NWI_NEXT=nwi.NWI_NEXT + 1).returning(nwi.NWI_NEXT)
-        ).scalar()
+        bumped_to = conn.execute(_Q.bump_write_id, {"db": db, "table": table}).scalar()
         if bumped_to is not None:
             return int(bumped_to) - 1
     current = conn.execute(sa.select(nwi.NWI_NEXT).where(*where).with_for_update()).scalar()

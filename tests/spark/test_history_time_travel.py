@@ -297,3 +297,13 @@ def test_one_history_row_per_write_id_of_a_multi_statement_transaction(acid):
     expected = [(1, "Jerry", 5000), (2, "Tom", 7000), (7, "Eve", 1)]
     assert rows(acid, "SELECT * FROM employee VERSION AS OF 2 ORDER BY id") == expected
     assert rows(acid, "SELECT * FROM employee VERSION AS OF 3 ORDER BY id") == expected
+
+
+def test_describe_history_shows_a_long_statement_shortened(acid):
+    acid.sql("CREATE TABLE big (id int) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+    values = ", ".join(f"({i})" for i in range(1000))
+    acid.sql(f"INSERT INTO big VALUES {values}")
+    shown = acid.sql("DESCRIBE HISTORY big").first()["statement"]
+    stored = acid.store.table_history("default", "big")[0].statement
+    assert len(stored) > 5000
+    assert shown == f"{stored[:200].rstrip()} ... ({len(stored)} characters)"

@@ -299,8 +299,7 @@ def _parse_properties(text: str) -> dict[str, str]:
 
 def _serve(conn: Any, settings: dict[str, str], jdbc_jar: str, warehouse: str) -> None:
     """Start Spark with Hive support on the database, then answer operations until told to stop."""
-    os.environ.setdefault("SPARK_CONF_DIR", str(Path(__file__).resolve().parents[2] / "hiveacid_sql" / "cli"
-                                                / "sparkconf"))
+    os.environ.setdefault("SPARK_CONF_DIR", str(Path(__file__).resolve().parents[2] / "hiveacid_sql" / "exec"))
     try:
         ops = _Operations(settings, jdbc_jar, warehouse)
     except Exception as e:  # noqa: BLE001 - reported to the parent, which fails the test

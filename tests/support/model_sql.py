@@ -11,7 +11,10 @@ narrower than Hive SQL:
 * strings come from a small pool compared byte-wise (Spark's and DuckDB's default collation); ``varchar(10)``
   only ever receives values of at most 10 characters (Hive truncates, DuckDB does not); ``concat`` is
   rendered as ``concat`` for Spark and ``||`` for DuckDB (DuckDB's ``concat`` skips NULLs, Spark's does not);
-* no division; dates only move by whole days between 1970 and 2100;
+* no division; dates only move by whole days, from 1970 .. 2079 and from the value matrix's extremes
+  (tests/spark/test_value_matrix.py: 0001, 1582-10-04/15, 1899-12-31, 9999; 30 days inside the range so that
+  ``date_add(d, +-30)`` stays in it); strings include trailing and leading blanks and non-BMP unicode, doubles
+  -0.0 and 1e300;
 * MERGE sources are grouped by the join key, so no target row meets two source rows (the cardinality rule is
   a bad-input test, not a model step);
 * string partition values are never '' (Hive stores '' and NULL alike in ``__HIVE_DEFAULT_PARTITION__``).
@@ -39,7 +42,9 @@ DUCK_TYPES = {
     "boolean": "BOOLEAN",
 }
 ORDERED = {"int", "bigint", "string", "varchar(10)", "decimal(10,2)", "double", "date"}
-STRINGS = ["", "a", "b", "ab", "B", "abc", "x y", "é", "a/b", "a=b", "Zz:9"]
+STRINGS = ["", "a", "b", "ab", "B", "abc", "x y", "é", "a/b", "a=b", "Zz:9", "trail  ", " lead", "✓𝄞"]
+#: the value matrix's date extremes (tests/spark/test_value_matrix.py), 30 days inside 0001..9999
+EXTREME_DATES = [dt.date(1, 2, 1), dt.date(1582, 10, 4), dt.date(1582, 10, 15), dt.date(1899, 12, 31), dt.date(9999, 11, 30)]
 PART_STRINGS = ["a", "b", "x y", "a/b", "a=b", "Zz:9", "é"]  # no '' (it reads back as NULL)
 
 
@@ -117,9 +122,12 @@ def values_of(type_: str, *, partition: bool = False) -> st.SearchStrategy:
     if type_ == "decimal(10,2)":
         return st.integers(-99999, 99999).map(lambda n: Decimal(n).scaleb(-2))
     if type_ == "double":
-        return st.integers(-400, 400).map(lambda n: n / 4)
+        return st.one_of(st.integers(-400, 400).map(lambda n: n / 4), st.sampled_from([-0.0, 1e300, -1e300]))
     if type_ == "date":
-        return st.integers(0, 40000).map(lambda n: dt.date(1970, 1, 1) + dt.timedelta(days=n))
+        return st.one_of(
+            st.integers(0, 40000).map(lambda n: dt.date(1970, 1, 1) + dt.timedelta(days=n)),
+            st.sampled_from(EXTREME_DATES),
+        )
     if type_ == "boolean":
         return st.booleans()
     raise ValueError(type_)

@@ -229,6 +229,20 @@ def test_hive_serdes_read_the_plain_files_we_write(acid, hive: HiveClient, tmp_p
         (1, "a", "1.50"), (2, "", None), (3, None, "0.00")]
 
 
+@pytest.mark.parametrize("stored", ["ORC", "TEXTFILE"])
+def test_hive_serdes_read_the_timestamps_we_write(acid, hive: HiveClient, tmp_path, stored: str) -> None:
+    """Timestamps of our plain ORC and text files are the wall-clock values Hive's serdes read."""
+    data = tmp_path / "data"
+    acid.sql(f"CREATE EXTERNAL TABLE t (id int, at timestamp) STORED AS {stored} LOCATION '{data}'")
+    acid.sql("INSERT INTO t VALUES (1, TIMESTAMP '2024-01-02 03:04:05'), (2, NULL), "
+             "(3, TIMESTAMP '1999-12-31 23:59:59.5')")
+    db = _name("serde")
+    hive.sql(f"CREATE DATABASE {db}")
+    hive.sql(f"CREATE EXTERNAL TABLE {db}.t (id INT, at TIMESTAMP) STORED AS {stored} LOCATION 'file:{data}'")
+    assert hive.sql(f"SELECT id, CAST(at AS STRING) FROM {db}.t ORDER BY id") == [
+        (1, "2024-01-02 03:04:05"), (2, None), (3, "1999-12-31 23:59:59.5")]
+
+
 def test_hive_errors_come_back_in_one_line(hive: HiveClient) -> None:
     with pytest.raises(HiveClientError) as err:
         hive.sql("DESCRIBE FORMATTED no_such_db_xyz.nothing")

@@ -1,0 +1,50 @@
+"""One quiet line per error, checked on the real stderr of fresh processes (each starts its own JVM, as a
+user's does): the CLI's start-up prints nothing of Spark's or the JVM's, a failing statement is one line,
+and ``connect()`` in a script prints nothing at all while its errors arrive as one-line exceptions."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ACID = "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
+
+
+def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_CONF_DIR", "SPARK_HOME")}
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=tmp_path, timeout=600, env=env)
+
+
+def test_cli_runtime_error_is_exactly_one_line(tmp_path):
+    """A task failure (raise_error inside the UPDATE's Spark job) and nothing else: no incubator warning, no
+    log level hint, no Executor / TaskSetManager trace."""
+    script = (f"CREATE TABLE e (id int, status string) {ACID}; INSERT INTO e VALUES (1, 'a');\n"
+              "UPDATE e SET status = raise_error('boom');")
+    proc = _run(tmp_path, "-m", "hiveacid_sql.cli", "--silent", "--master", "local[1]", "-e", script)
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == ["Error: <-e>:2: boom (statement: UPDATE e SET status = raise_error('boom'))"]
+
+
+def test_connect_prints_nothing_and_errors_are_one_line(tmp_path):
+    code = textwrap.dedent(f"""
+        import hiveacid_sql
+        from hiveacid_sql.errors import HiveAcidError
+        acid = hiveacid_sql.connect(master="local[1]")
+        acid.sql("CREATE TABLE e (id int, status string) {ACID}")
+        acid.sql("INSERT INTO e VALUES (1, 'a')")
+        for bad in ("UPDATE e SET status = 'x' WHERE nosuch = 1", "UPDATE e SET status = raise_error('boom')"):
+            try:
+                acid.sql(bad)
+            except HiveAcidError as exc:
+                print(type(exc).__name__, str(exc).count(chr(10)), str(exc))
+        acid.close()
+    """)
+    proc = _run(tmp_path, "-c", code)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stderr == ""
+    lines = proc.stdout.splitlines()
+    assert [line.split(" ", 2)[:2] for line in lines] == [["PlanError", "0"], ["ExecutionError", "0"]]
+    assert "nosuch" in lines[0] and lines[1].endswith("boom")
