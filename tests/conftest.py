@@ -62,6 +62,11 @@ def acid(spark, warehouse: Path) -> Iterator:
     session = hiveacid_sql.connect(spark=spark, warehouse=warehouse)
     yield session
     session.close()
+    # The SparkSession is shared by every test, and acid.sql reads the session's temp views before warehouse
+    # tables: a view one test leaves behind (say `src`) would shadow the next test's table of that name.
+    for table in spark.catalog.listTables():
+        if table.isTemporary:
+            spark.catalog.dropTempView(table.name)
 
 
 @pytest.fixture(scope="session")

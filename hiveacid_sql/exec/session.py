@@ -105,7 +105,12 @@ def local_session(
 
 def _forward_filtered(pipe: IO[bytes]) -> None:
     """Copy the JVM's stderr to ours, without the lines of :data:`_JVM_NOISE` (a daemon thread)."""
-    out = sys.stderr.fileno()
+    try:
+        out = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        # A notebook kernel's sys.stderr is a stream without a descriptor: the JVM's lines go where the
+        # kernel's own process stderr goes (its console log), as they would without this filter.
+        out = sys.__stderr__.fileno() if sys.__stderr__ is not None else 2
 
     def forward() -> None:
         pending = b""
