@@ -7,6 +7,7 @@ import time
 from typing import TYPE_CHECKING
 
 from hiveacid_sql.txn import TableDef
+from hiveacid_sql.txn.tabledef import STORAGE_CLASSES
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -77,25 +78,22 @@ def describe(ctx: StatementContext, table: TableDef, style: str | None) -> DataF
     return rows_frame(ctx, rows, "col_name string, data_type string, comment string")
 
 
+def _classes(table: TableDef) -> tuple[str, str, str]:
+    """(input format, output format, serde) as the catalog records them for the table's storage format
+    (text's classes for a format without an entry, as Hive's default)."""
+    return STORAGE_CLASSES.get(table.storage_format, STORAGE_CLASSES["textfile"])
+
+
 def _serde(table: TableDef) -> str:
-    return {
-        "orc": "org.apache.hadoop.hive.ql.io.orc.OrcSerde",
-        "parquet": "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
-    }.get(table.storage_format, "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe")
+    return _classes(table)[2]
 
 
 def _input_format(table: TableDef) -> str:
-    return {
-        "orc": "org.apache.hadoop.hive.ql.io.orc.OrcInputFormat",
-        "parquet": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
-    }.get(table.storage_format, "org.apache.hadoop.mapred.TextInputFormat")
+    return _classes(table)[0]
 
 
 def _output_format(table: TableDef) -> str:
-    return {
-        "orc": "org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat",
-        "parquet": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
-    }.get(table.storage_format, "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat")
+    return _classes(table)[1]
 
 
 def _quote(s: str) -> str:
