@@ -179,9 +179,12 @@ def get_acid_state(listing: TableListing, write_ids: ValidWriteIdList, *, nested
             bases.append((parsed, entry))
             continue
         # getChildState: a delta whose whole range is aborted is garbage; otherwise keep it if any id is valid.
+        # Hive 4's rule (Hive 3.1 also handed such a delta to the compactor, whose list counts every id up to
+        # its high watermark as a valid range): nothing of an aborted writer is ever read, not even by a
+        # compaction, so a file it left half-written can never make a table impossible to compact.
         if write_ids.is_write_id_range_aborted(parsed.min_write_id, parsed.max_write_id) is RangeResponse.ALL:
             aborted.append(entry.name)
-        if (
+        elif (
             write_ids.is_write_id_range_valid(parsed.min_write_id, parsed.max_write_id)
             is not RangeResponse.NONE
         ):

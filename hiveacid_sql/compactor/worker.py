@@ -21,6 +21,7 @@ import getpass
 import os
 import socket
 import threading
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -53,9 +54,39 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
+#: Worker ids of this process inside :meth:`Compactor.run` right now.
+_RUNNING: Counter[str] = Counter()
+_RUNNING_LOCK = threading.Lock()
+
+
 def worker_name() -> str:
-    """Hive's worker id: host name, then the thread's id."""
+    """Hive's worker id: host name, then the thread's id (here: process id, then thread id)."""
     return f"{socket.gethostname()}-{os.getpid()}-{threading.get_ident()}"
+
+
+def worker_is_dead(worker_id: str | None) -> bool:
+    """Whether ``worker_id`` (:func:`worker_name`) names a worker of this host whose process or thread is gone.
+
+    Hive only has ``hive.compactor.worker.timeout`` (a day by default) for a worker that died; a worker on this
+    machine can be checked at once, so a killed compaction is taken up again instead of blocking ``AND WAIT``.
+    A worker of another host, or an id of another form, is never declared dead here.
+    """
+    host, _, rest = (worker_id or "").rpartition("-")
+    host, _, pid_text = host.rpartition("-")
+    if host != socket.gethostname() or not pid_text.isdigit() or not rest.isdigit():
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid():
+        # this process: dead unless one of its threads is inside Compactor.run now (a Ctrl-C'd AND WAIT is dead)
+        with _RUNNING_LOCK:
+            return worker_id not in _RUNNING
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # alive, another user's
+    return False
 
 
 def _join(location: str, partition: str | None) -> str:
@@ -91,11 +122,27 @@ class Compactor:
     # ------------------------------------------------------------------ worker
     def work_one(self, cq_id: int | None = None) -> WorkResult | None:
         """Claim and run one initiated request (the oldest, or ``cq_id``); None when there is none to claim."""
-        self.queue.revoke_timed_out(int(self._setting(WORKER_TIMEOUT) * 1000))
+        self.revoke_lost()
         info = self.queue.claim(self.worker_id, cq_id)
         if info is None:
             return None
-        return self.run(info)
+        with _RUNNING_LOCK:
+            _RUNNING[self.worker_id] += 1
+        try:
+            return self.run(info)
+        finally:
+            with _RUNNING_LOCK:
+                _RUNNING[self.worker_id] -= 1
+                if _RUNNING[self.worker_id] <= 0:
+                    del _RUNNING[self.worker_id]
+
+    def revoke_lost(self) -> list[int]:
+        """Requests whose worker timed out or is known dead go back to 'initiated'; returns their ids."""
+        revoked = self.queue.revoke_timed_out(int(self._setting(WORKER_TIMEOUT) * 1000))
+        for info in self.queue.in_state("w"):
+            if worker_is_dead(info.worker_id) and self.queue.revoke(info.id, info.worker_id or ""):
+                revoked.append(info.id)
+        return revoked
 
     def work_all(self) -> list[WorkResult]:
         """Run requests until none is left."""

@@ -3,8 +3,8 @@
 ``ALTER TABLE t [PARTITION (..)] COMPACT 'minor'|'major'`` queues a request and returns its id (Hive's
 ``CompactionResponse``): one request per partition when a partitioned table is named without a partition
 (Hive 4's behaviour; Hive 3 refuses). ``AND WAIT`` returns when the request has left 'initiated'/'working';
-a session without a compactor thread of its own runs the request itself, so ``AND WAIT`` never hangs
-waiting for a worker that does not exist.
+a session without a compactor thread of its own runs the request itself, and a request left 'working' by a
+dead worker is taken back, so ``AND WAIT`` never hangs waiting for a worker that does not exist.
 """
 
 from __future__ import annotations
@@ -90,7 +90,11 @@ def compact(ctx: StatementContext, tree: nodes.Compact) -> DataFrame:
 
 
 def wait_for(ctx: StatementContext, compactor: Compactor, cq_id: int, poll_seconds: float = 0.2) -> None:
-    """Until the request is past 'working': run it here when no compactor thread of the session will."""
+    """Until the request is past 'working': run it here when no compactor thread of the session will.
+
+    A request 'working' under a worker that died (its process on this host is gone, or it outlived
+    ``hive.compactor.worker.timeout``) is taken back and run again, so a wait never hangs on a dead worker.
+    """
     thread = ctx.compactor_thread
     runs_here = thread is None or not thread.alive or not thread.compactor.conf.get("hive.compactor.worker.threads")
     queue = compactor.queue
@@ -98,6 +102,8 @@ def wait_for(ctx: StatementContext, compactor: Compactor, cq_id: int, poll_secon
         info = queue.get(cq_id)
         if info is None or info.state not in ("i", WORKING):
             return
+        if info.state == WORKING and cq_id in compactor.revoke_lost():
+            continue
         if info.state == "i" and runs_here:
             compactor.work_one(cq_id)
             continue

@@ -286,6 +286,20 @@ class CompactionQueue:
 
         return self._db.run_write(run)
 
+    def revoke(self, cq_id: int, worker_id: str) -> bool:
+        """Put request ``cq_id`` back to 'i' if it is still 'w' under ``worker_id`` (a worker known to be dead)."""
+        q = s.COMPACTION_QUEUE.c
+
+        def run(conn: Connection) -> bool:
+            done = conn.execute(
+                sa.update(s.COMPACTION_QUEUE)
+                .where(q.CQ_ID == cq_id, q.CQ_STATE == WORKING, q.CQ_WORKER_ID == worker_id)
+                .values(CQ_STATE=INITIATED, CQ_WORKER_ID=None, CQ_START=None)
+            )
+            return bool(done.rowcount)
+
+        return self._db.run_write(run)
+
     # ------------------------------------------------------------------ reading the queue
     def get(self, cq_id: int) -> CompactionInfo | None:
         """A request by id, from the queue or the history."""

@@ -274,11 +274,11 @@ def test_converting_a_plain_table_to_acid(catalog: Catalog) -> None:
     assert not catalog.get_table("default", "plain_parquet").is_transactional
 
 
-def test_catalog_survives_reopen(url: str) -> None:
-    with TxnStore(url) as st:
+def test_catalog_survives_reopen(ready_url: str) -> None:
+    with TxnStore(ready_url) as st:
         st.catalog.create_database("sales", location="file:/w/sales.db")
         st.catalog.create_table(acid("orders", db="sales"))
-    with TxnStore(url) as st:
+    with TxnStore(ready_url) as st:
         assert st.catalog.list_databases() == ["default", "sales"]
         assert st.catalog.get_table("sales", "orders").is_transactional
 
