@@ -48,6 +48,7 @@ from hiveacid_sql.txn.compactions import (
     CompactionInfo,
     CompactionQueue,
     ReadLeases,
+    process_gone,
 )
 
 if TYPE_CHECKING:
@@ -73,20 +74,14 @@ def worker_is_dead(worker_id: str | None) -> bool:
     """
     host, _, rest = (worker_id or "").rpartition("-")
     host, _, pid_text = host.rpartition("-")
-    if host != socket.gethostname() or not pid_text.isdigit() or not rest.isdigit():
+    if not pid_text.isdigit() or not rest.isdigit():
         return False
     pid = int(pid_text)
-    if pid == os.getpid():
+    if host == socket.gethostname() and pid == os.getpid():
         # this process: dead unless one of its threads is inside Compactor.run now (a Ctrl-C'd AND WAIT is dead)
         with _RUNNING_LOCK:
             return worker_id not in _RUNNING
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False  # alive, another user's
-    return False
+    return process_gone(host, pid)
 
 
 def _join(location: str, partition: str | None) -> str:
@@ -221,6 +216,7 @@ class Compactor:
     def clean(self) -> list[int]:
         """Clean every request ready for cleaning whose readers are done; returns the ids cleaned."""
         cleaned = []
+        self.leases.reap_dead()
         for info in self.queue.in_state(READY_FOR_CLEANING):
             if not self.queue.readers_done(info):
                 continue

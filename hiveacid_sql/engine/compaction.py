@@ -21,7 +21,7 @@ from hiveacid_sql.exec.pruning import prune_partitions
 from hiveacid_sql.plan.partition_spec import spec_filter
 from hiveacid_sql.sql import nodes
 from hiveacid_sql.sql.tree import literal_text, where_is
-from hiveacid_sql.txn.compactions import TYPE_NAMES, WORKING, CompactionQueue
+from hiveacid_sql.txn.compactions import READY_FOR_CLEANING, TYPE_NAMES, WORKING, CompactionQueue
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -113,7 +113,10 @@ def wait_for(ctx: StatementContext, compactor: Compactor, cq_id: int, poll_secon
 def show_compactions(ctx: StatementContext) -> DataFrame:
     """SHOW COMPACTIONS: queue and history, by id, with Hive 3's state words."""
     rows = []
-    for c in CompactionQueue(ctx.store.engine).list():
+    queue = CompactionQueue(ctx.store.engine)
+    for c in queue.list():
+        # Hive shows no reason for a request stuck in 'ready for cleaning'; we say what it waits for
+        note = queue.cleaning_waits_for(c) if c.state == READY_FOR_CLEANING else None
         duration = c.end - c.start if c.end is not None and c.start is not None else None
         rows.append(
             (
@@ -129,7 +132,7 @@ def show_compactions(ctx: StatementContext) -> DataFrame:
                 duration,
                 "---",
                 c.highest_write_id,
-                c.error,
+                c.error or note,
             )
         )
     return ctx.spark.createDataFrame(rows, SHOW_COMPACTIONS_SCHEMA)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 
 import pytest
 
@@ -644,3 +645,28 @@ def test_and_wait_takes_back_a_request_whose_worker_process_died(acid, warehouse
     assert _queue(acid).get(cq_id).worker_id != dead.stdout.strip()
     assert "base_0000002" in _dirs(warehouse / "employee")
     assert _with_ids(acid) == WALKTHROUGH_ROWS
+
+
+def test_leases_of_a_process_that_exited_end_and_show_compactions_says_what_cleaning_waits_for(acid, warehouse):
+    import subprocess
+    import sys
+
+    acid.sql(f"CREATE TABLE t (id int, v string) {ACID}")
+    acid.sql("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+    acid.sql("UPDATE t SET v = 'B' WHERE id = 2")
+    # a script that read the table and exited without close(): its one-hour lease is left behind
+    script = (
+        "import os, sys; from sqlalchemy import create_engine; from hiveacid_sql.txn.compactions import ReadLeases; "
+        "ReadLeases(create_engine(sys.argv[1])).acquire([('default', 't')], seconds=3600); print(os.getpid())"
+    )
+    url = acid.store.engine.url.render_as_string(hide_password=False)
+    pid = subprocess.run([sys.executable, "-c", script, url], capture_output=True, text=True, check=True).stdout.strip()
+    _release_session_reads(acid)
+    acid.sql("ALTER TABLE t COMPACT 'major' AND WAIT")
+    shown = acid.sql("SHOW COMPACTIONS").collect()
+    assert [r.state for r in shown] == ["ready for cleaning"]
+    assert shown[0].errormessage.startswith("waiting for 1 read lease(s) on the table (last ends ")
+    assert shown[0].errormessage.endswith(f"hiveacid-sql pid {pid} on {socket.gethostname()})")
+    assert Compactor(acid.spark, acid.store).clean() == [1]  # the dead process's lease ended: cleaned at once
+    assert _dirs(warehouse / "t") == ["base_0000002"]
+    assert [r.state for r in acid.sql("SHOW COMPACTIONS").collect()] == ["succeeded"]
