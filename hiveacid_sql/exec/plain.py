@@ -79,7 +79,9 @@ def _ntz_columns(fs: pafs.FileSystem, path: str, names: set[str]) -> frozenset[s
     )
 
 
-def _read_orc_temporal(spark: SparkSession, location: str, columns: list[tuple[str, HiveType]]) -> DataFrame:
+def _read_orc_temporal(
+    spark: SparkSession, location: str, columns: list[tuple[str, HiveType]], paths: list[str] | None = None
+) -> DataFrame:
     """An ORC table with date or timestamp columns, file group by file group.
 
     An ORC ``timestamp`` written by Hive (or by us) can only be read by Spark as TIMESTAMP and is then
@@ -91,7 +93,8 @@ def _read_orc_temporal(spark: SparkSession, location: str, columns: list[tuple[s
     ts_names = {n.lower() for n, t in columns if t.name == "timestamp"}
     fs, _ = filesystem_for(location)
     groups: dict[tuple[frozenset[str], bool], list[str]] = {}
-    for path, spark_path in _orc_files(location):
+    files = _orc_files(location) if paths is None else [(p, p) for p in paths]
+    for path, spark_path in files:
         key = (_ntz_columns(fs, path, ts_names), read_footer(fs, path).pre_gregorian)
         groups.setdefault(key, []).append(spark_path)
     frames = []
@@ -119,16 +122,19 @@ def _has_temporal(t: HiveType) -> bool:
     return any(_has_temporal(c[1] if isinstance(c, tuple) else c) for c in t.children)
 
 
-def read_plain(spark: SparkSession, table: TableDef, partitions: Sequence[PartitionDef] | None = None) -> DataFrame:
-    """The rows of a plain table (an empty frame if its directory holds no data yet).
+def read_plain(
+    spark: SparkSession, table: TableDef, paths: list[str] | None = None, *, partitions: Sequence[PartitionDef] | None = None
+) -> DataFrame:
+    """The rows of a plain table (an empty frame if its directory holds no data yet); ``paths``: read these
+    data files of the table's format instead (an insert-only table's snapshot files: the data columns only).
 
     A partitioned table is read partition by partition: ``partitions`` (those left after pruning; their
     catalog locations, which ``ADD PARTITION .. LOCATION`` may put anywhere), each partition's files holding
     only the data columns and its values coming from the catalog, as Hive reads them.
     """
     columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
-    if not table.is_partitioned:
-        return _read_location(spark, table, table.location, columns)
+    if paths is not None or not table.is_partitioned:
+        return _read_location(spark, table, table.location, columns, paths)
     keys = [(c.name, parse_hive_type(c.type)) for c in table.partition_keys]
     frames = []
     for part in partitions or ():
@@ -144,18 +150,25 @@ def read_plain(spark: SparkSession, table: TableDef, partitions: Sequence[Partit
     return union_all(frames)
 
 
-def _read_location(spark: SparkSession, table: TableDef, location: str, columns: list[tuple[str, HiveType]]) -> DataFrame:
-    """The data columns of the files in one directory of a plain table (empty when it holds none)."""
+def _read_location(
+    spark: SparkSession, table: TableDef, location: str, columns: list[tuple[str, HiveType]], paths: list[str] | None = None
+) -> DataFrame:
+    """The data columns of the files in one directory of a plain table (empty when it holds none), or of
+    the files ``paths``."""
     schema = spark_schema(columns)
+    if paths is not None and not paths:
+        return spark.createDataFrame([], schema)
     fmt = _format(table)
     if fmt == "textfile":
-        return read_text_table(spark, location, columns)
+        return read_text_table(spark, location if paths is None else paths, columns)  # type: ignore[arg-type]
     if fmt == "orc" and any(_has_temporal(t) for _, t in columns):
-        return _read_orc_temporal(spark, location, columns)
+        return _read_orc_temporal(spark, location, columns, paths)
     reader = spark.read.format(fmt).schema(schema).options(**(_PARQUET_READ if fmt == "parquet" else {}))
     try:
-        return reader.load(location)
+        return reader.load(location if paths is None else paths)
     except Exception:  # noqa: BLE001 - an empty or missing directory reads as an empty table
+        if paths is not None:
+            raise
         return spark.createDataFrame([], schema)
 
 
