@@ -170,7 +170,7 @@ class Compactor:
 
                 remove_build_dir(fs, f"{root}/{pending}")
             write_ids = self.store.snapshot([(table.db, table.name)]).write_ids(table.db, table.name).for_compactor()
-            plan = plan_compaction(list_acid_dir(fs, root), write_ids, info.kind)
+            plan = plan_compaction(list_acid_dir(fs, root), write_ids, info.kind, insert_only=table.is_insert_only)
             if plan is None:
                 self.queue.mark_compacted(info.id, write_ids.high_watermark, note="nothing to compact")
                 return WorkResult(info, READY_FOR_CLEANING)
@@ -199,6 +199,10 @@ class Compactor:
     def _run_job(self, table: TableDef, fs, root: str, build: str, plan, write_ids: ValidWriteIdList) -> list[dict]:
         from hiveacid_sql.exec.compact import run_compaction_job
 
+        if table.is_insert_only:
+            from hiveacid_sql.exec.insert_only import compact_insert_only
+
+            return compact_insert_only(self.spark, table, root, build, plan)
         columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
         fs_uri = table.location
         return run_compaction_job(self.spark, fs, fs_uri, root, build, plan, columns, write_ids)
@@ -238,12 +242,13 @@ class Compactor:
         root = _join(location, info.partition)
         listing = list_acid_dir(fs, root)
         current = self.store.snapshot([(table.db, table.name)]).write_ids(table.db, table.name)
-        doomed = list(aborted_dirs(listing, current))
+        mm = table.is_insert_only
+        doomed = list(aborted_dirs(listing, current, insert_only=mm))
         if info.highest_write_id is not None:
             hwm = info.highest_write_id
             aborted = [w for w in current.aborted if w <= hwm]
             view = ValidWriteIdList(current.table_name, hwm, tuple(sorted(aborted)), frozenset(aborted))
-            doomed += [p for p in _obsolete(listing, view) if p not in doomed]
+            doomed += [p for p in _obsolete(listing, view, insert_only=mm) if p not in doomed]
         for rel in doomed:
             path = f"{root.rstrip('/')}/{rel}"
             with contextlib.suppress(FileNotFoundError):
@@ -298,16 +303,18 @@ class Compactor:
         fs, location = filesystem_for(table.location)
         listing = list_acid_dir(fs, _join(location, partition))
         write_ids = self.store.snapshot([(table.db, table.name)]).write_ids(table.db, table.name).for_compactor()
-        state = get_acid_state(listing, write_ids)
+        state = get_acid_state(listing, write_ids, nested_files=table.is_insert_only)
         sizes = _dir_sizes(listing)
-        return determine_compaction_type(state, sizes, aborted_txns, table.params, self.conf)
+        return determine_compaction_type(
+            state, sizes, aborted_txns, table.params, self.conf, insert_only=table.is_insert_only
+        )
 
 
-def _obsolete(listing: TableListing, view: ValidWriteIdList) -> tuple[str, ...]:
+def _obsolete(listing: TableListing, view: ValidWriteIdList, *, insert_only: bool = False) -> tuple[str, ...]:
     try:
         if not view.exceptions:
-            return obsolete_after(listing, view.high_watermark)
-        return get_acid_state(listing, view).obsolete
+            return obsolete_after(listing, view.high_watermark, insert_only=insert_only)
+        return get_acid_state(listing, view, nested_files=insert_only).obsolete
     except NotEnoughHistoryError:
         return ()  # a later major compaction's base already covers this one: its own cleaning removes the rest
 

@@ -24,9 +24,10 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from hiveacid_sql.acid.compaction import MAJOR, CompactionPlan
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
-from hiveacid_sql.acid.names import is_hidden
+from hiveacid_sql.acid.names import COMPACTED_METADATA, METADATA_FILE, is_hidden
 from hiveacid_sql.acid.scan_files import DirFiles, ScanFiles, join_path
 from hiveacid_sql.acid.state import FileEntry
 from hiveacid_sql.exec.plain import read_plain, write_plain
@@ -170,3 +171,36 @@ def null_row_id(df: DataFrame) -> DataFrame:
         ROW_ID,
         F.lit(None).cast("struct<writeid:bigint,bucketid:int,rowid:bigint>"),
     )
+
+
+def compact_insert_only(spark: SparkSession, table: TableDef, root: str, build_dir: str, plan: CompactionPlan) -> list[dict]:
+    """Build an insert-only directory's compaction in ``build_dir``: the plan's visible files (its base, its
+    deltas and, for a major compaction, the originals) rewritten as one set of plain files, ``000000_0``..,
+    in ``base_N`` (major, marked compacted by ``_metadata_acid`` as Hive's compactor marks it) or
+    ``delta_<min>_<max>`` (minor). ``root``: the table's (or partition's) directory. Returns one record per
+    file written."""
+    fs, _ = filesystem_for(table.location)
+    state = plan.state
+    entries: list[FileEntry] = []
+    if plan.kind == MAJOR:
+        entries += [*state.base_files, *state.originals]
+    for delta in plan.deltas:
+        entries += state.delta_files.get(delta.name, ())
+    paths = [join_path(root, e.path) for e in entries if e.size]
+    out_dir = f"{build_dir}/{plan.insert_dir}"
+    temp = f"{build_dir}/_spark"
+    data = dataclasses.replace(table, partition_keys=())
+    rows = read_plain(spark, data, paths)
+    count = rows.count() if paths else 0
+    if count:
+        if count <= ONE_FILE_MAX_ROWS:
+            rows = rows.coalesce(1)
+        write_plain(rows, dataclasses.replace(data, location=_spark_location(table.location, temp)), overwrite=False)
+    written = _move_files(fs, temp, out_dir, "", plan.insert_dir, -1, count) if count else []
+    fs.create_dir(out_dir, recursive=True)
+    if fs.get_file_info(temp).type == pafs.FileType.Directory:
+        fs.delete_dir(temp)
+    if plan.kind == MAJOR:
+        with fs.open_output_stream(f"{out_dir}/{METADATA_FILE}") as out:
+            out.write(COMPACTED_METADATA)
+    return [dataclasses.asdict(f) for f in written if f.path]

@@ -214,3 +214,62 @@ def test_hive_written_layout_reads_right(acid, tmp_path: Path) -> None:
     _text_file(loc / "base_0000005" / "000000_0", [(10, "base")])
     acid.store.register_existing_write_ids("default", "hive_mm", 5)
     assert _rows(acid, "SELECT * FROM hive_mm") == [(10, "base")]
+
+
+def _release_session_reads(acid) -> None:
+    acid.ctx.read_leases.release(acid.ctx.lease_ids)
+    acid.ctx.lease_ids.clear()
+
+
+@pytest.mark.parametrize("fmt", ["ORC", "PARQUET"])
+def test_major_compaction_merges_visible_files_and_cleaner_removes_the_rest(acid, warehouse: Path, fmt: str) -> None:
+    from hiveacid_sql.compactor import Compactor
+
+    acid.sql(f"CREATE TABLE mm (id int, v string) PARTITIONED BY (p int) STORED AS {fmt} {MM}")
+    acid.sql("INSERT INTO mm VALUES (1, 'a', 1), (2, 'b', 2)")
+    acid.sql("INSERT OVERWRITE TABLE mm PARTITION (p=1) SELECT 10, 'ten'")
+    acid.sql("INSERT INTO mm VALUES (11, 'k', 1)")
+    acid.sql("BEGIN")
+    acid.sql("INSERT INTO mm VALUES (99, 'aborted', 1)")
+    acid.sql("ROLLBACK")
+    acid.sql("INSERT INTO mm VALUES (12, 'l', 1)")
+    expected = _rows(acid, "SELECT * FROM mm")
+    assert expected == [(2, "b", 2), (10, "ten", 1), (11, "k", 1), (12, "l", 1)]
+    result = acid.sql("ALTER TABLE mm PARTITION (p=1) COMPACT 'major' AND WAIT").collect()
+    assert [r.state for r in result] == ["ready for cleaning"]
+    part = warehouse / "mm" / "p=1"
+    assert (part / "base_0000005" / "_metadata_acid").read_bytes() == b'{"thisFileVersion":"0","dataFormat":"compacted"}'
+    assert _tree(part / "base_0000005") == ["000000_0"]
+    assert not (part / "base_0000005" / "_orc_acid_version").exists()
+    assert sorted(_read_file(part / "base_0000005" / "000000_0", fmt)) == [(10, "ten"), (11, "k"), (12, "l")]
+    assert _rows(acid, "SELECT * FROM mm") == expected
+    _release_session_reads(acid)
+    Compactor(acid.spark, acid.store).clean()
+    assert sorted(p.name for p in part.iterdir()) == ["base_0000005"]  # older base, deltas, aborted delta gone
+    assert _rows(acid, "SELECT * FROM mm") == expected
+    acid.sql("INSERT INTO mm VALUES (13, 'm', 1)")
+    assert _rows(acid, "SELECT id FROM mm WHERE p = 1") == [(10,), (11,), (12,), (13,)]
+
+
+def test_minor_compaction_and_initiator_of_insert_only(acid, warehouse: Path) -> None:
+    from hiveacid_sql.compactor import Compactor
+
+    acid.sql(f"CREATE TABLE mm (id int) STORED AS TEXTFILE {MM}")
+    for i in range(4):
+        acid.sql(f"INSERT INTO mm VALUES ({i})")
+    acid.sql("ALTER TABLE mm COMPACT 'minor' AND WAIT")
+    assert (warehouse / "mm" / "delta_0000001_0000004" / "000000_0").is_file()
+    assert _rows(acid, "SELECT * FROM mm") == [(0,), (1,), (2,), (3,)]
+    _release_session_reads(acid)
+    compactor = Compactor(acid.spark, acid.store)
+    compactor.clean()
+    assert sorted(p.name for p in (warehouse / "mm").iterdir()) == ["delta_0000001_0000004"]
+    for i in range(4, 7):
+        acid.sql(f"INSERT INTO mm VALUES ({i})")
+    acid.sql("ALTER TABLE mm SET TBLPROPERTIES ('compactorthreshold.hive.compactor.delta.num.threshold'='2')")
+    table = acid.catalog.get_table("default", "mm")
+    assert compactor.compaction_type(table, None, 0) == "major"  # never minor for an insert-only table
+    assert len(compactor.initiate()) == 1
+    compactor.work_all()
+    assert _tree(warehouse / "mm" / "base_0000007") == ["000000_0"]
+    assert _rows(acid, "SELECT * FROM mm") == [(i,) for i in range(7)]
