@@ -39,6 +39,23 @@ class TextFormat:
 HIVE_DEFAULT = TextFormat()
 
 
+def _separator(value: str | None, default: str) -> str:
+    """Hive's ``LazySerDeParameters.getByte``: a number is the byte of that value, else the first character."""
+    if not value:
+        return default
+    if value.lstrip("-").isdigit():
+        return chr(int(value) & 0xFF)
+    return value[0]
+
+
+def text_format(serde_params: dict[str, str]) -> TextFormat:
+    """The layout a table's serde parameters give (``field.delim``, else ``serialization.format``, and
+    ``serialization.null.format``), Hive's defaults for what they leave out."""
+    delim = serde_params.get("field.delim") or serde_params.get("serialization.format")
+    null = serde_params.get("serialization.null.format")
+    return TextFormat(_separator(delim, HIVE_DEFAULT.field_delim), HIVE_DEFAULT.null_format if null is None else null)
+
+
 def _pattern(delim: str) -> str:
     """A Java regex matching ``delim`` literally (``split`` takes a regex)."""
     return "".join(c if c.isalnum() else f"\\x{{{ord(c):x}}}" for c in delim)
