@@ -75,6 +75,7 @@ class Table:
     partition: Column | None = None
     buckets: int | None = None
     bucket_column: str = "k"
+    plain: bool = False  # a plain (non-ACID) Parquet table: INSERT / INSERT OVERWRITE / TRUNCATE only
 
     @property
     def all_columns(self) -> tuple[Column, ...]:
@@ -87,6 +88,8 @@ class Table:
             text += f" PARTITIONED BY ({self.partition.name} {self.partition.type})"
         if self.buckets:
             text += f" CLUSTERED BY ({self.bucket_column}) INTO {self.buckets} BUCKETS"
+        if self.plain:
+            return text + " STORED AS PARQUET"
         return text + " STORED AS ORC TBLPROPERTIES ('transactional'='true')"
 
     def duck_ddl(self) -> str:
@@ -290,11 +293,24 @@ def table_schema(draw: st.DrawFn, name: str) -> Table:
     partition = None
     if draw(st.integers(0, 2)) == 0:
         partition = Column("p", draw(st.sampled_from(["int", "string"])))
+    if draw(st.integers(0, 3)) == 0:  # a plain partitioned (or not) Parquet table; plain tables have no buckets
+        return Table(name, columns, partition, plain=True)
     buckets = draw(st.sampled_from([None, None, 2, 3]))
     bucket_column = "k"
     if buckets:
         bucket_column = draw(st.sampled_from([c.name for c in columns if c.type in ("int", "string", "bigint")]))
     return Table(name, columns, partition, buckets, bucket_column)
+
+
+@st.composite
+def create_view(draw: st.DrawFn, name: str, table: Table) -> Statement:
+    """``CREATE OR REPLACE VIEW name AS SELECT * FROM table [WHERE ..]`` (a view read like a table)."""
+    where = where_clause(draw, table, [])
+    return Statement(
+        "create-view",
+        f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM {table.name}{where.hive}",
+        [f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM {table.name}{where.duck}"],
+    )
 
 
 @st.composite
