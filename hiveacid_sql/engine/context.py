@@ -159,6 +159,9 @@ class StatementContext:
         self.lease_ids: list[int] = []  # leases of the DataFrames this connection returned
         self.run_tree = run_tree
         self.compactor_thread: CompactorThread | None = None  # when hive.compactor.* settings ask for one
+        # The DataFrames of the running ``acid.sql(.., name=df)`` call, by the temporary view naming each
+        # (:func:`~hiveacid_sql.exec.sources.formatted_sources`): the binder reads the frames, not the views.
+        self.source_frames: dict[str, DataFrame] = {}
 
     def restart_compactor(self) -> None:
         """Start, restart or stop the compactor thread to match the ``hive.compactor.*`` settings."""
@@ -187,7 +190,7 @@ class StatementContext:
         ids, the write history for time travel); use it in ``with`` so its views are dropped."""
         return Binder(
             self.spark, snapshot, self.current_db, self.catalog.list_partitions,
-            self.catalog.partition_write_ids, self.store.table_history,
+            self.catalog.partition_write_ids, self.store.table_history, self.source_frames,
         )
 
     def resolve_location(self, location: str) -> str:
