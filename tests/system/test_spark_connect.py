@@ -76,15 +76,17 @@ def test_multi_statement_transaction(acid_remote):
     dml_subset.transaction(acid_remote)
 
 
-def test_columns_are_refused_in_one_line(acid_remote):
-    """The DataFrame API's Columns need classic PySpark; over Connect they are refused, SQL text works."""
+def test_dataframe_api_with_sql_text_and_columns_refused_in_one_line(acid_remote, remote):
+    """The DataFrame API works over Connect with SQL text; its Columns need classic PySpark and are refused."""
     from pyspark.sql import functions as F
 
     acid_remote.sql("CREATE TABLE c (id int, v int) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
-    acid_remote.sql("INSERT INTO c VALUES (1, 10), (2, 20)")
     table = acid_remote.table("c")
+    assert table.insert(remote.createDataFrame([(1, 10), (2, 20)], "id int, v int")).num_inserted_rows == 2
+    snapshot = table.to_df()
     with pytest.raises(HiveAcidError) as err:
         table.update(set={"v": F.col("v") + 1}, where="id = 1")
     assert "\n" not in str(err.value) and "Spark Connect" in str(err.value)
     assert table.update(set={"v": "v + 1"}, where="id = 1").num_updated_rows == 1
     assert [tuple(r) for r in acid_remote.sql("SELECT id, v FROM c ORDER BY id").collect()] == [(1, 11), (2, 20)]
+    assert sorted(tuple(r) for r in snapshot.collect()) == [(1, 10), (2, 20)]  # to_df() before the UPDATE
