@@ -29,9 +29,14 @@ from hiveacid_sql.errors import HiveAcidError
 from hiveacid_sql.exec.session import is_connect
 
 #: module -> lowest version the writer tasks work with (pyproject's floors); hiveacid_sql must equal ours
-REQUIRED: dict[str, tuple[int, ...]] = {"hiveacid_sql": (), "pyorc": (0, 10), "pyarrow": (15,), "numpy": (1, 24)}
+REQUIRED: dict[str, tuple[int, ...]] = {
+    "hiveacid_sql": (),
+    "pyorc": (0, 10),
+    "pyarrow": (15,),
+    "numpy": (1, 24),
+}
 
-_PROBE_SOURCE = '''
+_PROBE_SOURCE = """
 def probe(_):
     import importlib, json, sys
     found = {}
@@ -41,7 +46,7 @@ def probe(_):
         except Exception as exc:
             found[name] = None
     return json.dumps({"python": sys.executable, "modules": found})
-'''
+"""
 
 _checked: set[str] = set()
 

@@ -30,12 +30,17 @@ def walkthrough(acid: Any, warehouse: Path) -> None:
     acid.sql(WALKTHROUGH.read_text())
     rows = acid.sql("SELECT row__id.writeid, id, name, salary FROM employee ORDER BY id")
     # after MERGE: Tom updated (write id 2), Mary inserted (write id 2), Jerry and Kate from write id 1
-    check("walkthrough rows", _rows(rows), [(1, 1, "Jerry", 5000), (2, 2, "Tom", 7000), (1, 3, "Kate", 6000),
-                                           (2, 4, "Mary", 9000)])
+    check(
+        "walkthrough rows",
+        _rows(rows),
+        [(1, 1, "Jerry", 5000), (2, 2, "Tom", 7000), (1, 3, "Kate", 6000), (2, 4, "Mary", 9000)],
+    )
     states = [r.state for r in acid.sql("SHOW COMPACTIONS").collect()]
     check("compactions", len(states), 2)
     if not any(p.name.startswith("base_0000002") for p in (warehouse / "employee").iterdir()):
-        raise AssertionError(f"major compaction wrote no base: {sorted(p.name for p in (warehouse / 'employee').iterdir())}")
+        raise AssertionError(
+            f"major compaction wrote no base: {sorted(p.name for p in (warehouse / 'employee').iterdir())}"
+        )
 
 
 def update_delete_merge(acid: Any, spark: Any) -> None:
@@ -54,18 +59,31 @@ def update_delete_merge(acid: Any, spark: Any) -> None:
     live = [i for i in range(n) if i < 150]
     now = acid.sql("SELECT count(*), count_if(v = 'x'), '{braces}' FROM t")  # braces are not {name} fields
     check("after update and delete", _rows(now), [(len(live), len([i for i in tens if i < 150]), "{braces}")])
-    check("VERSION AS OF 1", _rows(acid.sql("SELECT count(*), count_if(v = 'x') FROM t VERSION AS OF 1")), [(n, 0)])
-    check("VERSION AS OF 2", _rows(acid.sql("SELECT count(*), count_if(v = 'x') FROM t VERSION AS OF 2")),
-          [(n, len(tens))])
+    check(
+        "VERSION AS OF 1",
+        _rows(acid.sql("SELECT count(*), count_if(v = 'x') FROM t VERSION AS OF 1")),
+        [(n, 0)],
+    )
+    check(
+        "VERSION AS OF 2",
+        _rows(acid.sql("SELECT count(*), count_if(v = 'x') FROM t VERSION AS OF 2")),
+        [(n, len(tens))],
+    )
 
-    changes = spark.createDataFrame([(1, "m", False), (2, "gone", True), (500, "new", False)], "id int, v string, del boolean")
+    changes = spark.createDataFrame(
+        [(1, "m", False), (2, "gone", True), (500, "new", False)], "id int, v string, del boolean"
+    )
     merged = acid.sql(
         "MERGE INTO t USING {changes} s ON t.id = s.id "
         "WHEN MATCHED AND s.del THEN DELETE WHEN MATCHED THEN UPDATE SET v = s.v "
         "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)",
         changes=changes,
     )
-    check("merge counts", (merged.num_updated_rows, merged.num_deleted_rows, merged.num_inserted_rows), (1, 1, 1))
+    check(
+        "merge counts",
+        (merged.num_updated_rows, merged.num_deleted_rows, merged.num_inserted_rows),
+        (1, 1, 1),
+    )
     picked = acid.sql("SELECT id, v FROM t WHERE id IN (1, 2, 500) ORDER BY id")
     check("merge rows", _rows(picked), [(1, "m"), (500, "new")])
     joined = acid.sql("SELECT count(*) FROM t JOIN {changes} s ON t.id = s.id", changes=changes)
@@ -75,9 +93,13 @@ def update_delete_merge(acid: Any, spark: Any) -> None:
 def compaction(acid: Any, warehouse: Path) -> None:
     """Minor then major compaction of the table ``update_delete_merge`` left: the same rows and row ids."""
     before = sorted(_rows(acid.sql("SELECT row__id, id, v FROM t")))
-    check("minor", acid.sql("ALTER TABLE t COMPACT 'minor' AND WAIT").collect()[0].state, "ready for cleaning")
+    check(
+        "minor", acid.sql("ALTER TABLE t COMPACT 'minor' AND WAIT").collect()[0].state, "ready for cleaning"
+    )
     check("rows after minor", sorted(_rows(acid.sql("SELECT row__id, id, v FROM t"))), before)
-    check("major", acid.sql("ALTER TABLE t COMPACT 'major' AND WAIT").collect()[0].state, "ready for cleaning")
+    check(
+        "major", acid.sql("ALTER TABLE t COMPACT 'major' AND WAIT").collect()[0].state, "ready for cleaning"
+    )
     check("rows after major", sorted(_rows(acid.sql("SELECT row__id, id, v FROM t"))), before)
     if not any(p.name.startswith("base_") for p in (warehouse / "t").iterdir()):
         raise AssertionError("major compaction wrote no base")

@@ -56,13 +56,24 @@ class ConnectServer:
             "spark.sql.shuffle.partitions": "2",
             "spark.default.parallelism": "2",
         }
-        args = [str(SPARK_HOME / "sbin" / "start-connect-server.sh"), "--wait", "--master", master,
-                "--driver-memory", "1g"]
+        args = [
+            str(SPARK_HOME / "sbin" / "start-connect-server.sh"),
+            "--wait",
+            "--master",
+            master,
+            "--driver-memory",
+            "1g",
+        ]
         for key, value in conf.items():
             args += ["--conf", f"{key}={value}"]
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(
-                args, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+                args,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
             )
         self._wait_until_listening()
 
@@ -71,14 +82,18 @@ class ConnectServer:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 self.stop()
-                raise RuntimeError(f"the Spark Connect server exited ({self.proc.returncode}):\n{self.log_tail()}")
+                raise RuntimeError(
+                    f"the Spark Connect server exited ({self.proc.returncode}):\n{self.log_tail()}"
+                )
             if b"Spark Connect server started" in self.log.read_bytes():
                 with socket.socket() as sock:
                     if sock.connect_ex(("127.0.0.1", self.port)) == 0:
                         return
             time.sleep(0.5)
         self.stop()
-        raise RuntimeError(f"the Spark Connect server did not start in {START_TIMEOUT_S:.0f}s:\n{self.log_tail()}")
+        raise RuntimeError(
+            f"the Spark Connect server did not start in {START_TIMEOUT_S:.0f}s:\n{self.log_tail()}"
+        )
 
     def log_tail(self, lines: int = 30) -> str:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])

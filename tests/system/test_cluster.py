@@ -25,7 +25,11 @@ def run(mode: str, warehouse: Path, python: str) -> dict:
     env.pop("SPARK_CONNECT_MODE_ENABLED", None)
     proc = subprocess.run(
         [sys.executable, "-m", "tests.support.cluster_run", mode, str(warehouse)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert proc.returncode == 0, f"exit {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -88,5 +88,8 @@ def test_dataframe_api_with_sql_text_and_columns_refused_in_one_line(acid_remote
         table.update(set={"v": F.col("v") + 1}, where="id = 1")
     assert "\n" not in str(err.value) and "Spark Connect" in str(err.value)
     assert table.update(set={"v": "v + 1"}, where="id = 1").num_updated_rows == 1
-    assert [tuple(r) for r in acid_remote.sql("SELECT id, v FROM c ORDER BY id").collect()] == [(1, 11), (2, 20)]
+    assert [tuple(r) for r in acid_remote.sql("SELECT id, v FROM c ORDER BY id").collect()] == [
+        (1, 11),
+        (2, 20),
+    ]
     assert sorted(tuple(r) for r in snapshot.collect()) == [(1, 10), (2, 20)]  # to_df() before the UPDATE
