@@ -14,6 +14,7 @@ value and needs nothing but PySpark on the executor (it reports what is missing 
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import shutil
@@ -24,7 +25,6 @@ from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-import hiveacid_sql
 from hiveacid_sql.errors import HiveAcidError
 from hiveacid_sql.exec.session import is_connect
 
@@ -38,21 +38,39 @@ REQUIRED: dict[str, tuple[int, ...]] = {
 
 _PROBE_SOURCE = """
 def probe(_):
-    import importlib, json, sys
+    import importlib, importlib.metadata, json, sys
     found = {}
     for name in MODULES:
         try:
-            found[name] = str(getattr(importlib.import_module(name), "__version__", "0"))
-        except Exception as exc:
+            module = importlib.import_module(name)
+        except Exception:
             found[name] = None
+            continue
+        try:
+            found[name] = importlib.metadata.version(DISTRIBUTIONS.get(name, name))
+        except Exception:
+            found[name] = str(getattr(module, "__version__", "0"))
     return json.dumps({"python": sys.executable, "modules": found})
 """
 
 _checked: set[str] = set()
+DISTRIBUTION = "hiveacid-sql"
+
+
+def driver_version() -> str | None:
+    """This package's installed version (None when it runs from a source tree that was not installed)."""
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def _probe_function() -> Any:
-    namespace: dict[str, Any] = {"__name__": "hiveacid_executor_probe", "MODULES": tuple(REQUIRED)}
+    namespace: dict[str, Any] = {
+        "__name__": "hiveacid_executor_probe",
+        "MODULES": tuple(REQUIRED),
+        "DISTRIBUTIONS": {"hiveacid_sql": DISTRIBUTION},
+    }
     exec(compile(_PROBE_SOURCE, "<hiveacid executor probe>", "exec"), namespace)  # noqa: S102 - our own source
     return namespace["probe"]
 
@@ -98,12 +116,13 @@ SHIP = (
 def executor_problems(reports: list[dict[str, Any]]) -> list[str]:
     """What the executors' Pythons lack, from the probe's reports (one per task): ``[]`` when all is well."""
     problems: list[str] = []
+    ours = driver_version()
     for report in reports:
         for name, version in report["modules"].items():
             if version is None:
                 problem = f"has no module {name}"
-            elif name == "hiveacid_sql" and version != hiveacid_sql.__version__:
-                problem = f"has hiveacid_sql {version}, this driver {hiveacid_sql.__version__}"
+            elif name == "hiveacid_sql" and ours is not None and version != ours:
+                problem = f"has hiveacid_sql {version}, this driver {ours}"
             elif name != "hiveacid_sql" and _version(version) < REQUIRED[name]:
                 floor = ".".join(map(str, REQUIRED[name]))
                 problem = f"has {name} {version}, the writer tasks need >= {floor}"
@@ -129,12 +148,12 @@ def check_executors(spark: SparkSession) -> None:
 
         raise HiveAcidError(
             f"Spark's executors cannot run Python tasks ({first_line(exc)}): "
-            + SHIP.format(v=hiveacid_sql.__version__)
+            + SHIP.format(v=driver_version() or "<this version>")
         ) from exc
     problems = executor_problems([json.loads(r.r) for r in rows])
     if problems:
         raise HiveAcidError(
             f"Spark's executors cannot run hiveacid-sql's writer tasks: their Python {'; '.join(problems)}: "
-            + SHIP.format(v=hiveacid_sql.__version__)
+            + SHIP.format(v=driver_version() or "<this version>")
         )
     _checked.add(app)
