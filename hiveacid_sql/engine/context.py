@@ -163,6 +163,16 @@ class StatementContext:
         # (:func:`~hiveacid_sql.exec.sources.formatted_sources`): the binder reads the frames, not the views.
         self.source_frames: dict[str, DataFrame] = {}
 
+    @contextmanager
+    def reading(self, frames: dict[str, DataFrame]) -> Iterator[None]:
+        """While the block runs, statements read ``frames`` (an ``acid.sql`` call's DataFrame arguments by
+        their views' names) as frames (nested calls see the outer ones too)."""
+        outer, self.source_frames = self.source_frames, {**self.source_frames, **frames}
+        try:
+            yield
+        finally:
+            self.source_frames = outer
+
     def restart_compactor(self) -> None:
         """Start, restart or stop the compactor thread to match the ``hive.compactor.*`` settings."""
         if self.compactor_thread is not None:

@@ -65,13 +65,10 @@ class Session(TableApi):
         change (:mod:`~hiveacid_sql.exec.dryrun`). ``kwargs`` fill ``{name}`` fields as ``spark.sql`` does."""
         self._check_open()
         result: statements.Result | None = None
-        with formatted_sources(self.spark, text, kwargs) as (formatted, frames), quiet_spark_errors():
-            outer, self.ctx.source_frames = self.ctx.source_frames, {**self.ctx.source_frames, **frames}
-            try:
-                for statement in parse(formatted):
-                    result = self.run_statement(statement, dry_run=dry_run)
-            finally:
-                self.ctx.source_frames = outer
+        sources = formatted_sources(self.spark, text, kwargs)
+        with sources as (formatted, frames), quiet_spark_errors(), self.ctx.reading(frames):
+            for statement in parse(formatted):
+                result = self.run_statement(statement, dry_run=dry_run)
         return result
 
     def close(self) -> None:
