@@ -32,7 +32,8 @@ def remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
     server = ConnectServer(tmp_path_factory.mktemp("connect-server"))
     marked = "SPARK_CONNECT_MODE_ENABLED" in os.environ
     try:
-        session = SparkSession.builder.remote(server.url).getOrCreate()
+        # create(), not getOrCreate(): the classic session of the other tests lives in this process too
+        session = SparkSession.builder.remote(server.url).create()
         yield session
         session.stop()
     finally:
