@@ -45,7 +45,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def spark():
     from hiveacid_sql.exec.session import local_session
 
-    session = local_session({"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"}, master="local[2]")
+    session = local_session(
+        {"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"}, master="local[2]"
+    )
     yield session
     session.stop()
 
@@ -78,17 +80,36 @@ def fixtures_dir() -> Path:
 
 @pytest.fixture(params=BACKENDS)
 def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A brand-new store URL on each backend (the servers must be up: no skip)."""
+    """A brand-new, empty database on each backend (the servers must be up: no skip): for the tests of what
+    opening a store creates. Creating Hive's 74 tables takes seconds on MariaDB; a test that only uses a store
+    takes ``ready_url`` or ``store``."""
     from tests.support.stores import store_url
 
     with store_url(request.param, tmp_path) as u:
         yield u
 
 
+@pytest.fixture(scope="session")
+def ready_stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    """One bootstrapped template store per backend for the whole run (``tests/support/stores.py``)."""
+    from tests.support.stores import ReadyStores
+
+    stores = ReadyStores(tmp_path_factory.mktemp("ready-stores"))
+    yield stores
+    stores.close()
+
+
+@pytest.fixture(params=BACKENDS)
+def ready_url(request: pytest.FixtureRequest, tmp_path: Path, ready_stores) -> str:
+    """A store's URL on each backend, in exactly the state a new store has after its bootstrap."""
+    return ready_stores.url(request.param, tmp_path)
+
+
 @pytest.fixture
-def store(url: str) -> Iterator:
+def store(ready_url: str) -> Iterator:
+    """An open store on each backend, in the state of a new store (the bootstrap itself is tested on ``url``)."""
     from hiveacid_sql.txn import TxnStore
 
-    st = TxnStore(url)
+    st = TxnStore(ready_url)
     yield st
     st.close()

@@ -66,18 +66,21 @@ class CompactionPlan:
         return base + tuple(d.name for d in sorted(self.deltas + self.delete_deltas, key=ParsedDelta.sort_key))
 
 
-def plan_compaction(listing: TableListing, write_ids: ValidWriteIdList, kind: str) -> CompactionPlan | None:
+def plan_compaction(
+    listing: TableListing, write_ids: ValidWriteIdList, kind: str, *, insert_only: bool = False
+) -> CompactionPlan | None:
     """The compaction of one directory at ``write_ids`` (a reader list; the compactor view is derived here).
 
     Returns None when there is nothing to do: minor with fewer than two input deltas (Hive's "not enough
     deltas"), major with no delta and no original file (the base is already everything). A minor
     compaction's range ends at the last delta below the lowest open write id; a major one writes
-    ``base_<max write id of its inputs>``, which every later reader may use.
+    ``base_<max write id of its inputs>``, which every later reader may use. ``insert_only``: the directory
+    of an insert-only table (plain files, possibly nested in its deltas).
     """
     if kind not in (MAJOR, MINOR):
         raise ValueError(f"compaction type must be 'major' or 'minor', not {kind!r}")
     compactor = write_ids if write_ids.compactor else write_ids.for_compactor()
-    state = get_acid_state(without_unfinished_publish(listing), compactor)
+    state = get_acid_state(without_unfinished_publish(listing), compactor, nested_files=insert_only)
     hwm = compactor.high_watermark
     deltas = tuple(d for d in state.deltas if d.max_write_id <= hwm)
     deletes = tuple(d for d in state.delete_deltas if d.max_write_id <= hwm)
@@ -87,9 +90,8 @@ def plan_compaction(listing: TableListing, write_ids: ValidWriteIdList, kind: st
             return None
         lo = min(d.min_write_id for d in chosen)
         hi = max(d.max_write_id for d in chosen)
-        return CompactionPlan(
-            MINOR, state, deltas, deletes, delta_dir_name(lo, hi, None), delete_delta_dir_name(lo, hi, None), hwm
-        )
+        delete_dir = None if insert_only else delete_delta_dir_name(lo, hi, None)  # no deletes in an MM table
+        return CompactionPlan(MINOR, state, deltas, deletes, delta_dir_name(lo, hi, None), delete_dir, hwm)
     if not chosen and not state.originals:
         return None
     top = max([d.max_write_id for d in chosen] + ([state.base.write_id] if state.base is not None else []), default=0)
@@ -100,18 +102,19 @@ def plan_compaction(listing: TableListing, write_ids: ValidWriteIdList, kind: st
     return CompactionPlan(MAJOR, state, deltas, deletes, base_dir_name(top), None, hwm)
 
 
-def obsolete_after(listing: TableListing, highest_write_id: int) -> tuple[str, ...]:
+def obsolete_after(listing: TableListing, highest_write_id: int, *, insert_only: bool = False) -> tuple[str, ...]:
     """Relative paths a cleaner deletes after a compaction whose highest write id was ``highest_write_id``.
 
     Hive 3.1's ``Cleaner.removeFiles``: ``getAcidState`` with every write id up to the compaction's counted as
     committed; whatever the result calls obsolete is superseded by the compaction's output.
     """
-    return get_acid_state(listing, ValidWriteIdList.all_committed(None, highest_write_id)).obsolete
+    ids = ValidWriteIdList.all_committed(None, highest_write_id)
+    return get_acid_state(listing, ids, nested_files=insert_only).obsolete
 
 
-def aborted_dirs(listing: TableListing, write_ids: ValidWriteIdList) -> tuple[str, ...]:
+def aborted_dirs(listing: TableListing, write_ids: ValidWriteIdList, *, insert_only: bool = False) -> tuple[str, ...]:
     """Directories whose whole write-id range is aborted: no snapshot reads them, so they may go at any time."""
-    return get_acid_state(listing, write_ids).aborted
+    return get_acid_state(listing, write_ids, nested_files=insert_only).aborted
 
 
 def without_unfinished_publish(listing: TableListing) -> TableListing:
@@ -182,8 +185,11 @@ def determine_compaction_type(
     aborted_txns: int,
     table_params: Mapping[str, str],
     conf: Mapping[str, str],
+    *,
+    insert_only: bool = False,
 ) -> str | None:
-    """``Initiator.determineCompactionType`` (Hive 3.1): 'major', 'minor' or None.
+    """``Initiator.determineCompactionType`` (Hive 3.1): 'major', 'minor' or None (always 'major' for an
+    insert-only table, ``insert_only``: Hive's initiator never asks for a minor compaction there).
 
     ``state`` is the directory at the compactor's write ids; ``sizes`` maps a relative path (a base or delta
     directory name, or an original file's path) to its size in bytes. Too many aborted transactions
@@ -202,4 +208,4 @@ def determine_compaction_type(
         return MAJOR
     if len(deltas) <= int(_setting(DELTA_NUM_THRESHOLD, table_params, conf)):
         return None
-    return MAJOR if no_base else MINOR
+    return MAJOR if no_base or insert_only else MINOR

@@ -348,7 +348,7 @@ def _decimal_converter(precision: int, scale: int) -> _Converter:
             q = v.quantize(quantum, rounding=decimal.ROUND_HALF_UP, context=ctx)
         except decimal.InvalidOperation:
             return None
-        if abs(q) >= limit:
+        if q.copy_abs() >= limit:  # abs() would round to the default context's 28 digits
             return None
         return q
 

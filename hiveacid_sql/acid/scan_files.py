@@ -88,13 +88,16 @@ def dir_files(
     write_ids: ValidWriteIdList,
     part_dir: str = "",
     buckets: frozenset[int] | None = None,
+    *,
+    insert_only: bool = False,
 ) -> DirFiles:
     """List one ACID directory and choose the snapshot's files (no data read yet).
 
-    ``buckets`` (bucket pruning) keeps only the ``bucket_N`` files (and originals) of those bucket ids.
+    ``buckets`` (bucket pruning) keeps only the ``bucket_N`` files (and originals) of those bucket ids;
+    ``insert_only``: an insert-only table's directory (plain files, possibly in sub-directories).
     """
     root = join_path(location, part_dir) if part_dir else location
-    state = get_acid_state(without_unfinished_publish(list_acid_dir(fs, root)), write_ids)
+    state = get_acid_state(without_unfinished_publish(list_acid_dir(fs, root)), write_ids, nested_files=insert_only)
     data: list[str] = []
     if state.base is not None:
         data += [join_path(root, f.path) for f in state.base_files]
@@ -114,9 +117,11 @@ def snapshot_files(
     write_ids: ValidWriteIdList,
     part_dirs: Sequence[str] = ("",),
     buckets: frozenset[int] | None = None,
+    *,
+    insert_only: bool = False,
 ) -> ScanFiles:
     """The snapshot's files of the table (``part_dirs`` = the partitions to read, already pruned)."""
-    return ScanFiles(tuple(dir_files(fs, location, write_ids, d, buckets) for d in part_dirs))
+    return ScanFiles(tuple(dir_files(fs, location, write_ids, d, buckets, insert_only=insert_only) for d in part_dirs))
 
 
 @functools.lru_cache(maxsize=256)

@@ -111,7 +111,12 @@ def is_data_file(name: str) -> bool:
     return parse_bucket_file(name) is not None or parse_original_file(name) is not None
 
 
-def _acid_dir_files(entry: DirEntry) -> tuple[FileEntry, ...]:
+def _acid_dir_files(entry: DirEntry, nested_files: bool = False) -> tuple[FileEntry, ...]:
+    if nested_files:
+        # Insert-only tables: Hive's MM writers put a UNION's branches in ``HIVE_UNION_SUBDIR_<n>/`` inside the
+        # delta, and Hive reads the directory recursively.
+        found = [f for f in entry.all_files() if is_data_file(f.name) and not any(is_hidden(p) for p in f.path.split("/"))]
+        return tuple(sorted(found, key=lambda f: f.path))
     for sub in entry.subdirs:
         if is_hidden(sub.name):
             continue
@@ -146,8 +151,11 @@ def _is_valid_base(base: ParsedBase, entry: DirEntry, write_ids: ValidWriteIdLis
     return write_ids.is_valid_base(base.write_id)
 
 
-def get_acid_state(listing: TableListing, write_ids: ValidWriteIdList) -> AcidState:
+def get_acid_state(listing: TableListing, write_ids: ValidWriteIdList, *, nested_files: bool = False) -> AcidState:
     """Choose base, deltas, delete deltas and originals for ``write_ids`` (``AcidUtils.getAcidState``).
+
+    ``nested_files``: the table is insert-only, whose base/delta directories may hold files in
+    sub-directories (read too) instead of the flat ``bucket_N`` files of a full-ACID table.
 
     Raises :class:`NotEnoughHistoryError` (Hive error 10327) when bases exist, none is usable and the oldest one
     is a compacted base: the history it erased is needed by this snapshot.
@@ -171,9 +179,12 @@ def get_acid_state(listing: TableListing, write_ids: ValidWriteIdList) -> AcidSt
             bases.append((parsed, entry))
             continue
         # getChildState: a delta whose whole range is aborted is garbage; otherwise keep it if any id is valid.
+        # Hive 4's rule (Hive 3.1 also handed such a delta to the compactor, whose list counts every id up to
+        # its high watermark as a valid range): nothing of an aborted writer is ever read, not even by a
+        # compaction, so a file it left half-written can never make a table impossible to compact.
         if write_ids.is_write_id_range_aborted(parsed.min_write_id, parsed.max_write_id) is RangeResponse.ALL:
             aborted.append(entry.name)
-        if (
+        elif (
             write_ids.is_write_id_range_valid(parsed.min_write_id, parsed.max_write_id)
             is not RangeResponse.NONE
         ):
@@ -241,10 +252,10 @@ def get_acid_state(listing: TableListing, write_ids: ValidWriteIdList) -> AcidSt
         else:
             obsolete.append(nxt.name)
 
-    delta_files = {d.name: _acid_dir_files(entries[d.name]) for d in selected}
+    delta_files = {d.name: _acid_dir_files(entries[d.name], nested_files) for d in selected}
     return AcidState(
         base=best[0] if best is not None else None,
-        base_files=_acid_dir_files(best[1]) if best is not None else (),
+        base_files=_acid_dir_files(best[1], nested_files) if best is not None else (),
         deltas=tuple(d for d in selected if not d.is_delete),
         delete_deltas=tuple(d for d in selected if d.is_delete),
         delta_files=delta_files,

@@ -21,6 +21,7 @@ import getpass
 import os
 import socket
 import threading
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -47,15 +48,40 @@ from hiveacid_sql.txn.compactions import (
     CompactionInfo,
     CompactionQueue,
     ReadLeases,
+    process_gone,
 )
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
+#: Worker ids of this process inside :meth:`Compactor.run` right now.
+_RUNNING: Counter[str] = Counter()
+_RUNNING_LOCK = threading.Lock()
+
+
 def worker_name() -> str:
-    """Hive's worker id: host name, then the thread's id."""
+    """Hive's worker id: host name, then the thread's id (here: process id, then thread id)."""
     return f"{socket.gethostname()}-{os.getpid()}-{threading.get_ident()}"
+
+
+def worker_is_dead(worker_id: str | None) -> bool:
+    """Whether ``worker_id`` (:func:`worker_name`) names a worker of this host whose process or thread is gone.
+
+    Hive only has ``hive.compactor.worker.timeout`` (a day by default) for a worker that died; a worker on this
+    machine can be checked at once, so a killed compaction is taken up again instead of blocking ``AND WAIT``.
+    A worker of another host, or an id of another form, is never declared dead here.
+    """
+    host, _, rest = (worker_id or "").rpartition("-")
+    host, _, pid_text = host.rpartition("-")
+    if not pid_text.isdigit() or not rest.isdigit():
+        return False
+    pid = int(pid_text)
+    if host == socket.gethostname() and pid == os.getpid():
+        # this process: dead unless one of its threads is inside Compactor.run now (a Ctrl-C'd AND WAIT is dead)
+        with _RUNNING_LOCK:
+            return worker_id not in _RUNNING
+    return process_gone(host, pid)
 
 
 def _join(location: str, partition: str | None) -> str:
@@ -91,11 +117,27 @@ class Compactor:
     # ------------------------------------------------------------------ worker
     def work_one(self, cq_id: int | None = None) -> WorkResult | None:
         """Claim and run one initiated request (the oldest, or ``cq_id``); None when there is none to claim."""
-        self.queue.revoke_timed_out(int(self._setting(WORKER_TIMEOUT) * 1000))
+        self.revoke_lost()
         info = self.queue.claim(self.worker_id, cq_id)
         if info is None:
             return None
-        return self.run(info)
+        with _RUNNING_LOCK:
+            _RUNNING[self.worker_id] += 1
+        try:
+            return self.run(info)
+        finally:
+            with _RUNNING_LOCK:
+                _RUNNING[self.worker_id] -= 1
+                if _RUNNING[self.worker_id] <= 0:
+                    del _RUNNING[self.worker_id]
+
+    def revoke_lost(self) -> list[int]:
+        """Requests whose worker timed out or is known dead go back to 'initiated'; returns their ids."""
+        revoked = self.queue.revoke_timed_out(int(self._setting(WORKER_TIMEOUT) * 1000))
+        for info in self.queue.in_state("w"):
+            if worker_is_dead(info.worker_id) and self.queue.revoke(info.id, info.worker_id or ""):
+                revoked.append(info.id)
+        return revoked
 
     def work_all(self) -> list[WorkResult]:
         """Run requests until none is left."""
@@ -128,7 +170,7 @@ class Compactor:
 
                 remove_build_dir(fs, f"{root}/{pending}")
             write_ids = self.store.snapshot([(table.db, table.name)]).write_ids(table.db, table.name).for_compactor()
-            plan = plan_compaction(list_acid_dir(fs, root), write_ids, info.kind)
+            plan = plan_compaction(list_acid_dir(fs, root), write_ids, info.kind, insert_only=table.is_insert_only)
             if plan is None:
                 self.queue.mark_compacted(info.id, write_ids.high_watermark, note="nothing to compact")
                 return WorkResult(info, READY_FOR_CLEANING)
@@ -157,6 +199,10 @@ class Compactor:
     def _run_job(self, table: TableDef, fs, root: str, build: str, plan, write_ids: ValidWriteIdList) -> list[dict]:
         from hiveacid_sql.exec.compact import run_compaction_job
 
+        if table.is_insert_only:
+            from hiveacid_sql.exec.insert_only import compact_insert_only
+
+            return compact_insert_only(self.spark, table, root, build, plan)
         columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
         fs_uri = table.location
         return run_compaction_job(self.spark, fs, fs_uri, root, build, plan, columns, write_ids)
@@ -170,6 +216,7 @@ class Compactor:
     def clean(self) -> list[int]:
         """Clean every request ready for cleaning whose readers are done; returns the ids cleaned."""
         cleaned = []
+        self.leases.reap_dead()
         for info in self.queue.in_state(READY_FOR_CLEANING):
             if not self.queue.readers_done(info):
                 continue
@@ -195,12 +242,13 @@ class Compactor:
         root = _join(location, info.partition)
         listing = list_acid_dir(fs, root)
         current = self.store.snapshot([(table.db, table.name)]).write_ids(table.db, table.name)
-        doomed = list(aborted_dirs(listing, current))
+        mm = table.is_insert_only
+        doomed = list(aborted_dirs(listing, current, insert_only=mm))
         if info.highest_write_id is not None:
             hwm = info.highest_write_id
             aborted = [w for w in current.aborted if w <= hwm]
             view = ValidWriteIdList(current.table_name, hwm, tuple(sorted(aborted)), frozenset(aborted))
-            doomed += [p for p in _obsolete(listing, view) if p not in doomed]
+            doomed += [p for p in _obsolete(listing, view, insert_only=mm) if p not in doomed]
         for rel in doomed:
             path = f"{root.rstrip('/')}/{rel}"
             with contextlib.suppress(FileNotFoundError):
@@ -255,16 +303,18 @@ class Compactor:
         fs, location = filesystem_for(table.location)
         listing = list_acid_dir(fs, _join(location, partition))
         write_ids = self.store.snapshot([(table.db, table.name)]).write_ids(table.db, table.name).for_compactor()
-        state = get_acid_state(listing, write_ids)
+        state = get_acid_state(listing, write_ids, nested_files=table.is_insert_only)
         sizes = _dir_sizes(listing)
-        return determine_compaction_type(state, sizes, aborted_txns, table.params, self.conf)
+        return determine_compaction_type(
+            state, sizes, aborted_txns, table.params, self.conf, insert_only=table.is_insert_only
+        )
 
 
-def _obsolete(listing: TableListing, view: ValidWriteIdList) -> tuple[str, ...]:
+def _obsolete(listing: TableListing, view: ValidWriteIdList, *, insert_only: bool = False) -> tuple[str, ...]:
     try:
         if not view.exceptions:
-            return obsolete_after(listing, view.high_watermark)
-        return get_acid_state(listing, view).obsolete
+            return obsolete_after(listing, view.high_watermark, insert_only=insert_only)
+        return get_acid_state(listing, view, nested_files=insert_only).obsolete
     except NotEnoughHistoryError:
         return ()  # a later major compaction's base already covers this one: its own cleaning removes the rest
 

@@ -3,8 +3,8 @@
 ``ALTER TABLE t [PARTITION (..)] COMPACT 'minor'|'major'`` queues a request and returns its id (Hive's
 ``CompactionResponse``): one request per partition when a partitioned table is named without a partition
 (Hive 4's behaviour; Hive 3 refuses). ``AND WAIT`` returns when the request has left 'initiated'/'working';
-a session without a compactor thread of its own runs the request itself, so ``AND WAIT`` never hangs
-waiting for a worker that does not exist.
+a session without a compactor thread of its own runs the request itself, and a request left 'working' by a
+dead worker is taken back, so ``AND WAIT`` never hangs waiting for a worker that does not exist.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from hiveacid_sql.exec.pruning import prune_partitions
 from hiveacid_sql.plan.partition_spec import spec_filter
 from hiveacid_sql.sql import nodes
 from hiveacid_sql.sql.tree import literal_text, where_is
-from hiveacid_sql.txn.compactions import TYPE_NAMES, WORKING, CompactionQueue
+from hiveacid_sql.txn.compactions import READY_FOR_CLEANING, TYPE_NAMES, WORKING, CompactionQueue
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -90,7 +90,11 @@ def compact(ctx: StatementContext, tree: nodes.Compact) -> DataFrame:
 
 
 def wait_for(ctx: StatementContext, compactor: Compactor, cq_id: int, poll_seconds: float = 0.2) -> None:
-    """Until the request is past 'working': run it here when no compactor thread of the session will."""
+    """Until the request is past 'working': run it here when no compactor thread of the session will.
+
+    A request 'working' under a worker that died (its process on this host is gone, or it outlived
+    ``hive.compactor.worker.timeout``) is taken back and run again, so a wait never hangs on a dead worker.
+    """
     thread = ctx.compactor_thread
     runs_here = thread is None or not thread.alive or not thread.compactor.conf.get("hive.compactor.worker.threads")
     queue = compactor.queue
@@ -98,6 +102,8 @@ def wait_for(ctx: StatementContext, compactor: Compactor, cq_id: int, poll_secon
         info = queue.get(cq_id)
         if info is None or info.state not in ("i", WORKING):
             return
+        if info.state == WORKING and cq_id in compactor.revoke_lost():
+            continue
         if info.state == "i" and runs_here:
             compactor.work_one(cq_id)
             continue
@@ -107,7 +113,10 @@ def wait_for(ctx: StatementContext, compactor: Compactor, cq_id: int, poll_secon
 def show_compactions(ctx: StatementContext) -> DataFrame:
     """SHOW COMPACTIONS: queue and history, by id, with Hive 3's state words."""
     rows = []
-    for c in CompactionQueue(ctx.store.engine).list():
+    queue = CompactionQueue(ctx.store.engine)
+    for c in queue.list():
+        # Hive shows no reason for a request stuck in 'ready for cleaning'; we say what it waits for
+        note = queue.cleaning_waits_for(c) if c.state == READY_FOR_CLEANING else None
         duration = c.end - c.start if c.end is not None and c.start is not None else None
         rows.append(
             (
@@ -123,7 +132,7 @@ def show_compactions(ctx: StatementContext) -> DataFrame:
                 duration,
                 "---",
                 c.highest_write_id,
-                c.error,
+                c.error or note,
             )
         )
     return ctx.spark.createDataFrame(rows, SHOW_COMPACTIONS_SCHEMA)

@@ -132,7 +132,8 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
     if not columns:
         raise PlanError(f"{where_is(table_node)}CREATE TABLE {db}.{name} needs at least one column")
     storage = storage or ctx.settings.value(DEFAULT_FILEFORMAT)
-    if params.get("transactional") == "true" and storage != "orc":
+    insert_only = params.get("transactional_properties", "").lower() == "insert_only"
+    if params.get("transactional") == "true" and storage != "orc" and not insert_only:
         # Hive's TransactionalValidationListener refuses this; say so before anything is created.
         raise CatalogError(f"The table must be stored using an ACID compliant format (such as ORC): {db}.{name}")
     _check_layout(f"{db}.{name}", params, storage, columns, partition_keys, bucket_cols, sorted_by)

@@ -32,6 +32,7 @@ from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.errors import ExecutionError, HiveAcidError, PlanError
+from hiveacid_sql.exec.insert_only import insert_only_frame, null_row_id
 from hiveacid_sql.exec.plain import read_plain
 from hiveacid_sql.exec.pruning import prune_partitions, pruned_buckets
 from hiveacid_sql.exec.scan import ScanFiles, scan_table, snapshot_files, user_columns, with_row_id
@@ -85,11 +86,13 @@ def acid_files(
     else:
         part_dirs = [""]
     buckets = pruned_buckets(table, pruning.bucket_values)
-    return snapshot_files(fs, path, write_id_list(snapshot, table), part_dirs, buckets)
+    return snapshot_files(fs, path, write_id_list(snapshot, table), part_dirs, buckets, insert_only=table.is_insert_only)
 
 
 def acid_snapshot_frame(spark: SparkSession, table: TableDef, snapshot: Snapshot, files: ScanFiles) -> DataFrame:
     """Live rows of an ACID table at ``snapshot`` (its chosen ``files``) with the internal columns."""
+    if table.is_insert_only:
+        return insert_only_frame(spark, table, files)
     fs, _path = filesystem_for(table.location)
     return scan_table(
         spark, fs, table.location, table_columns(table), partition_columns(table), write_id_list(snapshot, table), files
@@ -186,7 +189,7 @@ class Binder:
                 self.files[f"{table.qualified_name}@{version}"] = files
             df = acid_snapshot_frame(self.spark, table, snapshot, files)
             if row_id:
-                df = with_row_id(df)
+                df = null_row_id(df) if table.is_insert_only else with_row_id(df)
             if not internal:
                 df = user_columns(df, [c.name for c in table.all_columns], row_id=row_id)
         else:

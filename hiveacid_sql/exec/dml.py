@@ -25,7 +25,8 @@ from pyspark.sql import functions as F
 from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.errors import ExecutionError
 from hiveacid_sql.exec.events import delete_events, insert_events, update_events
-from hiveacid_sql.exec.merge import MergeCounts, write_merge
+from hiveacid_sql.exec.insert_only import write_empty_dirs, write_insert_only
+from hiveacid_sql.exec.merge import MergeCounts, write_merge, write_merge_inserts
 from hiveacid_sql.exec.plain import write_plain
 from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir, static_part_dir
 from hiveacid_sql.exec.shaping import shape_rows
@@ -104,6 +105,8 @@ def write_legs(binder: Binder, plan: DmlPlan, sink: TableSink, statement_ids: li
     INSERT OVERWRITE that wrote nothing where it overwrites leaves an empty base there."""
     assert plan.query is not None  # TRUNCATE writes no rows: write_empty_bases
     rows = binder.run(plan.query, plan.reads)
+    if plan.target.is_insert_only:
+        return _write_insert_only_legs(binder, plan, rows, sink, statement_ids)
     files, operation, counts = _LEG_WRITERS[type(plan)](binder, plan, rows, sink, statement_ids, settings)
     fs, _ = filesystem_for(plan.target.location)
     directories = finish_directories(fs, sink, files)
@@ -172,6 +175,46 @@ _LEG_WRITERS: dict[type, Callable[..., _Leg]] = {
 }
 
 
+def _write_insert_only_legs(
+    binder: Binder, plan: DmlPlan, rows: DataFrame, sink: TableSink, statement_ids: list[int]
+) -> Written:
+    """An insert-only target: plain files in ``delta_W_W_S`` (``base_W`` for INSERT OVERWRITE). The planner
+    lets only INSERT (and MERGE with INSERT clauses only) reach here."""
+    target = plan.target
+    writer = _INSERT_ONLY_WRITERS.get(type(plan))
+    if writer is None:
+        raise ExecutionError(f"{plan.statement} of insert-only table {target.qualified_name} is not supported")
+    files, counts = writer(binder, plan, rows, sink, statement_ids)
+    directories = sorted({f.directory for f in files})
+    if plan.overwrites and not (target.is_partitioned and not plan.writes_one_partition):
+        part = static_part_dir(binder.spark, plan) if target.is_partitioned else ""
+        directories = sorted({*directories, *write_empty_dirs(target, sink, [part], statement_ids[0])})
+    return Written(files, directories, "i", counts)
+
+
+def _insert_only_insert(
+    binder: Binder, plan: InsertPlan, rows: DataFrame, sink: TableSink, statement_ids: list[int]
+) -> tuple[list[FileWritten], dict[str, Any]]:
+    rows = shape_rows(rows, plan.target, plan.column_order, plan.static_partitions)
+    static = static_part_dir(binder.spark, plan) if plan.writes_one_partition else None
+    files = write_insert_only(rows, plan.target, sink, statement_ids[0], static)
+    return files, _insert_delete_counts(files)
+
+
+def _insert_only_merge(
+    binder: Binder, plan: MergePlan, rows: DataFrame, sink: TableSink, statement_ids: list[int]
+) -> tuple[list[FileWritten], dict[str, Any]]:
+    files, merge = write_merge_inserts(plan, rows, statement_ids, sink)
+    return files, _merge_counts(merge)
+
+
+#: Insert-only targets by plan class (UPDATE and DELETE of one are refused by the planner).
+_INSERT_ONLY_WRITERS: dict[type, Callable[..., tuple[list[FileWritten], dict[str, Any]]]] = {
+    InsertPlan: _insert_only_insert,
+    MergePlan: _insert_only_merge,
+}
+
+
 def _empty_overwritten_bases(
     binder: Binder, plan: DmlPlan, sink: TableSink, fs: FileSystem, directories: list[str]
 ) -> list[str]:
@@ -198,6 +241,8 @@ def truncate(plan: TruncatePlan, sink: TableSink, partitions: list[str], stmt: i
 def write_empty_bases(table: TableDef, sink: TableSink, partitions: list[str], stmt: int) -> list[str]:
     """TRUNCATE: an empty ``base_W`` in the table (or in each of ``partitions``), so older snapshots stay
     readable; the directories written, relative to the table."""
+    if table.is_insert_only:
+        return write_empty_dirs(table, sink, partitions, stmt)
     fs, _ = filesystem_for(table.location)
     base = sink.directory(0, stmt)
     directories = []

@@ -105,6 +105,32 @@ def write_merge(
     return files, MergeCounts(int(counts["source_rows"]), int(counts["matched"]), _per_clause(plan, statement_ids, files))
 
 
+def write_merge_inserts(
+    plan: MergePlan, classified: DataFrame, statement_ids: list[int], sink: TableSink
+) -> tuple[list[FileWritten], MergeCounts]:
+    """MERGE into an insert-only table (its clauses are all WHEN NOT MATCHED .. INSERT: the planner refuses
+    UPDATE and DELETE there): each clause's new rows as plain files in its own ``delta_W_W_S``."""
+    from hiveacid_sql.exec.insert_only import write_insert_only
+
+    target = plan.target
+    classified = classified.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        counts = classified.agg(
+            F.count_distinct(F.col(SOURCE_ID)).alias("source_rows"),
+            F.count_distinct(
+                F.when(F.col(OWID).isNotNull() & F.col(SOURCE_ID).isNotNull(), F.struct(*_ROW_ID))
+            ).alias("matched"),
+        ).first()
+        assert counts is not None  # an aggregate has one row
+        files: list[FileWritten] = []
+        for c in sorted(plan.clauses, key=lambda c: c.statement_offset):
+            rows = classified.where(F.col(CLAUSE) == F.lit(c.index)).select(*[F.col(col.name) for col in target.all_columns])
+            files += write_insert_only(rows, target, sink, statement_ids[c.statement_offset], None)
+    finally:
+        classified.unpersist()
+    return files, MergeCounts(int(counts["source_rows"]), int(counts["matched"]), _per_clause(plan, statement_ids, files))
+
+
 def _per_clause(plan: MergePlan, statement_ids: list[int], files: list[FileWritten]) -> tuple[ClauseResult, ...]:
     out = []
     for c in plan.clauses:

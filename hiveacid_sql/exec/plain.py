@@ -75,7 +75,9 @@ def _ntz_columns(fs: pafs.FileSystem, path: str, names: set[str]) -> frozenset[s
     )
 
 
-def _read_orc_temporal(spark: SparkSession, table: TableDef, columns: list[tuple[str, HiveType]]) -> DataFrame:
+def _read_orc_temporal(
+    spark: SparkSession, table: TableDef, columns: list[tuple[str, HiveType]], paths: list[str] | None = None
+) -> DataFrame:
     """An ORC table with date or timestamp columns, file group by file group.
 
     An ORC ``timestamp`` written by Hive (or by us) can only be read by Spark as TIMESTAMP and is then
@@ -87,7 +89,8 @@ def _read_orc_temporal(spark: SparkSession, table: TableDef, columns: list[tuple
     ts_names = {n.lower() for n, t in columns if t.name == "timestamp"}
     fs, _ = filesystem_for(table.location)
     groups: dict[tuple[frozenset[str], bool], list[str]] = {}
-    for path, spark_path in _orc_files(table.location):
+    files = _orc_files(table.location) if paths is None else [(p, p) for p in paths]
+    for path, spark_path in files:
         key = (_ntz_columns(fs, path, ts_names), read_footer(fs, path).pre_gregorian)
         groups.setdefault(key, []).append(spark_path)
     frames = []
@@ -115,19 +118,24 @@ def _has_temporal(t: HiveType) -> bool:
     return any(_has_temporal(c[1] if isinstance(c, tuple) else c) for c in t.children)
 
 
-def read_plain(spark: SparkSession, table: TableDef) -> DataFrame:
-    """The rows of a plain table (an empty frame if its directory holds no data yet)."""
+def read_plain(spark: SparkSession, table: TableDef, paths: list[str] | None = None) -> DataFrame:
+    """The rows of a plain table (an empty frame if its directory holds no data yet); ``paths``: read these
+    data files of the table's format instead of its directory (an insert-only table's snapshot files)."""
     columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
     schema = spark_schema(columns)
+    if paths is not None and not paths:
+        return spark.createDataFrame([], schema)
     fmt = _format(table)
     if fmt == "textfile":
-        return read_text_table(spark, table.location, columns)
+        return read_text_table(spark, table.location if paths is None else paths, columns)  # type: ignore[arg-type]
     if fmt == "orc" and any(_has_temporal(t) for _, t in columns):
-        return _read_orc_temporal(spark, table, columns)
+        return _read_orc_temporal(spark, table, columns, paths)
     reader = spark.read.format(fmt).schema(schema).options(**(_PARQUET_READ if fmt == "parquet" else {}))
     try:
-        return reader.load(table.location)
+        return reader.load(table.location if paths is None else paths)
     except Exception:  # noqa: BLE001 - an empty or missing directory reads as an empty table
+        if paths is not None:
+            raise
         return spark.createDataFrame([], schema)
 
 

@@ -13,6 +13,8 @@ one ``bucket_N`` file in ``<part_dir>/<delta|delete_delta|base dir>/``.
 
 from __future__ import annotations
 
+import contextlib
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -79,7 +81,12 @@ def _partition_id() -> int:
 class EventFile:
     """One open ``bucket_N`` event file of one group of the writer loop: its directory created, the ACID
     event writer on an output stream. :meth:`finish` closes both; :meth:`abandon` (a failure mid-file) only
-    closes the stream, leaving nothing half-open."""
+    closes the stream, leaving nothing half-open.
+
+    The file is written under a hidden name (``_tmp_bucket_N_<id>``, which no listing reads) and renamed to
+    ``bucket_N`` only once complete: a task killed mid-file (OOM, SIGKILL) leaves no half-written or 0-byte
+    ``bucket_N`` behind for a reader or a compaction to trip over.
+    """
 
     def __init__(
         self, key: tuple, fs_uri: str, dir_path: str, bucket_id: int, columns: Sequence[tuple[str, str]], compression: str
@@ -92,8 +99,10 @@ class EventFile:
         fs, _root = filesystem_for(fs_uri)
         fs.create_dir(dir_path, recursive=True)
         self.key = key
+        self._fs = fs
         self.path = f"{dir_path}/{bucket_file_name(bucket_id)}"
-        self._stream = fs.open_output_stream(self.path)
+        self._partial = f"{dir_path}/_tmp_{bucket_file_name(bucket_id)}_{uuid.uuid4().hex[:12]}"
+        self._stream = fs.open_output_stream(self._partial)
         hive_columns = [(n, parse_hive_type(t)) for n, t in columns]
         self.writer = open_event_writer(self._stream, hive_columns, compression=compression, path=self.path)
         self.next_row_id = 0
@@ -107,10 +116,13 @@ class EventFile:
         """Close the file; the number of events written."""
         rows = self.writer.close().rows
         self._stream.close()
+        self._fs.move(self._partial, self.path)
         return rows
 
     def abandon(self) -> None:
         self._stream.close()
+        with contextlib.suppress(OSError):
+            self._fs.delete_file(self._partial)
 
     def close(self) -> dict:
         """Finish the file and give its row of the task's statistics."""

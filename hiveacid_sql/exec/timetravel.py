@@ -89,4 +89,4 @@ def version_files(
     part_dirs = prune_partitions(spark, table, partitions, pruning.partition_filter) if table.is_partitioned else [""]
     kept = versions.version_part_dirs(fs, path, table.qualified_name, current, ids, part_dirs, created)
     buckets = pruned_buckets(table, pruning.bucket_values)
-    return ids, snapshot_files(fs, path, ids, kept, buckets)
+    return ids, snapshot_files(fs, path, ids, kept, buckets, insert_only=table.is_insert_only)

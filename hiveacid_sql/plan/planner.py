@@ -193,7 +193,9 @@ class Planner:
             static_partitions=tuple(static.items()),
         )
 
-    def _dml_target(self, tree: exp.Expr, verb: str) -> tuple[TableDef, exp.Table]:
+    def _dml_target(self, tree: exp.Expr, verb: str, *, changes_rows: bool = True) -> tuple[TableDef, exp.Table]:
+        """The target of UPDATE / DELETE / MERGE; ``changes_rows``: the statement updates or deletes (a MERGE
+        with INSERT clauses only does not, so an insert-only table may take it)."""
         node = tree.this
         if not isinstance(node, exp.Table):
             raise PlanError(f"{where_is(tree)}{verb} needs a table name")
@@ -202,6 +204,11 @@ class Planner:
             raise PlanError(
                 f"{where_is(node)}Attempt to do update or delete on table {target.qualified_name} "
                 "that is not transactional (Hive error 10297)"
+            )
+        if target.is_insert_only and changes_rows:
+            raise PlanError(
+                f"{where_is(node)}Attempt to do update or delete on table {target.qualified_name} "
+                "that is insert-only transactional (Hive error 10414)"
             )
         return target, node
 
@@ -242,7 +249,9 @@ class Planner:
         return DeletePlan(target, select, self.bind(select))
 
     def plan_merge(self, tree: exp.Merge) -> MergePlan:
-        target, node = self._dml_target(tree, "MERGE")
+        whens = tree.args.get("whens")
+        changes_rows = whens is None or any(not isinstance(w.args.get("then"), exp.Insert) for w in whens.expressions)
+        target, node = self._dml_target(tree, "MERGE", changes_rows=changes_rows)
         return build_merge(tree, target, node, self.bind)
 
     def plan_truncate(self, table: exp.Table) -> TruncatePlan:

@@ -9,8 +9,8 @@
   or a store laid out by hiveacid-sql before version 3 (naming ``hiveacid-sql upgrade-store``).
 
 Several processes may open a brand-new database at once: creation runs under a bootstrap lock (an advisory
-lock on PostgreSQL, where the DDL is also one transaction; a named lock on MariaDB; SQLite's write lock), and
-whoever comes second finds the work done.
+lock on PostgreSQL, where the DDL is also one transaction; a named lock on MariaDB, named after the database;
+SQLite's write lock), and whoever comes second finds the work done.
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ from hiveacid_sql.txn.ids import reserve_ids
 #: Location of the ``default`` database until the engine configures a warehouse.
 DEFAULT_DB_LOCATION = "file:/user/hive/warehouse"
 _LOCK_KEY = 7_310_202_615  # pg_advisory_xact_lock key ("hiveacid bootstrap")
-_MYSQL_LOCK = "hiveacid_sql_bootstrap"
+#: MariaDB's named locks are server-wide: the name carries the database (hashed: names are at most 64 characters),
+#: so that stores in two databases of one server do not wait for each other's bootstrap.
+_MYSQL_LOCK = "CONCAT('hiveacid_sql_bootstrap.', MD5(DATABASE()))"
 #: Our layouts before Hive's (VERSION.SCHEMA_VERSION of hiveacid-sql 0.x stores).
 OLD_LAYOUTS = ("1", "2")
 
@@ -96,11 +98,11 @@ def _state(conn: Connection, url: str) -> str:
 
 
 @contextmanager
-def _bootstrap_lock(db: Db) -> Iterator[Connection]:
+def bootstrap_lock(db: Db) -> Iterator[Connection]:
     """A connection in a transaction that holds the store's bootstrap lock."""
     with db.engine.connect() as conn:
         if db.backend in ("mysql", "mariadb"):
-            got = conn.exec_driver_sql(f"SELECT GET_LOCK('{_MYSQL_LOCK}', 120)").scalar()
+            got = conn.exec_driver_sql(f"SELECT GET_LOCK({_MYSQL_LOCK}, 120)").scalar()
             conn.commit()  # a session lock: it outlives this (auto-begun) transaction
             if got != 1:
                 raise TxnError("Timed out waiting for another process creating the transaction store")
@@ -108,7 +110,7 @@ def _bootstrap_lock(db: Db) -> Iterator[Connection]:
                 with conn.begin():
                     yield conn
             finally:
-                conn.exec_driver_sql(f"SELECT RELEASE_LOCK('{_MYSQL_LOCK}')")
+                conn.exec_driver_sql(f"SELECT RELEASE_LOCK({_MYSQL_LOCK})")
                 conn.commit()
             return
         with conn.begin():
@@ -167,7 +169,7 @@ def ensure_schema(db: Db, *, default_db_location: str = DEFAULT_DB_LOCATION, url
             return
     for attempt in range(1, 5):
         try:
-            with _bootstrap_lock(db) as conn:
+            with bootstrap_lock(db) as conn:
                 state = _state(conn, url)  # again, under the lock: another process may have done it
                 if state == "empty":
                     hive31.ddl_metadata(conn.dialect.name).create_all(conn)

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import builtins
 import json
+import os
+import socket
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -286,6 +288,20 @@ class CompactionQueue:
 
         return self._db.run_write(run)
 
+    def revoke(self, cq_id: int, worker_id: str) -> bool:
+        """Put request ``cq_id`` back to 'i' if it is still 'w' under ``worker_id`` (a worker known to be dead)."""
+        q = s.COMPACTION_QUEUE.c
+
+        def run(conn: Connection) -> bool:
+            done = conn.execute(
+                sa.update(s.COMPACTION_QUEUE)
+                .where(q.CQ_ID == cq_id, q.CQ_STATE == WORKING, q.CQ_WORKER_ID == worker_id)
+                .values(CQ_STATE=INITIATED, CQ_WORKER_ID=None, CQ_START=None)
+            )
+            return bool(done.rowcount)
+
+        return self._db.run_write(run)
+
     # ------------------------------------------------------------------ reading the queue
     def get(self, cq_id: int) -> CompactionInfo | None:
         """A request by id, from the queue or the history."""
@@ -356,24 +372,36 @@ class CompactionQueue:
     def readers_done(self, info: CompactionInfo) -> bool:
         """No open transaction older than the compaction's output and no live read lease on the table taken
         before it: nobody can still be reading the files the output made obsolete."""
+        return self.cleaning_waits_for(info) is None
+
+    def cleaning_waits_for(self, info: CompactionInfo) -> str | None:
+        """What keeps a request 'ready for cleaning' from being cleaned, in words (None: nothing): the open
+        transactions older than its output and the live read leases on its table taken before it."""
         next_txn = int(info.meta.get("next_txn_id", 1 << 62))
         next_lease = int(info.meta.get("next_lease_id", 1 << 62))
         txns, leases = s.TXNS.c, s.HIVEACID_READ_LEASES.c
         with self._db.read() as conn:
-            open_txn = conn.execute(
-                sa.select(sa.func.count()).where(txns.TXN_STATE == "o", txns.TXN_ID < next_txn)
-            ).scalar_one()
-            if open_txn:
-                return False
+            open_txns = conn.execute(
+                sa.select(txns.TXN_ID).where(txns.TXN_STATE == "o", txns.TXN_ID < next_txn).order_by(txns.TXN_ID)
+            ).scalars().all()
             live = conn.execute(
-                sa.select(sa.func.count()).where(
+                sa.select(leases.RL_HOST, leases.RL_AGENT_INFO, leases.RL_EXPIRES)
+                .where(
                     leases.RL_DATABASE == info.db,
                     leases.RL_TABLE == info.table,
                     leases.RL_ID < next_lease,
                     leases.RL_EXPIRES > now_ms(),
                 )
-            ).scalar_one()
-        return live == 0
+                .order_by(leases.RL_EXPIRES)
+            ).all()
+        reasons = []
+        if open_txns:
+            reasons.append(f"{len(open_txns)} open transaction(s) older than it (first: txnid {open_txns[0]})")
+        if live:
+            host, agent, expires = live[-1]
+            until = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(expires / 1000))
+            reasons.append(f"{len(live)} read lease(s) on the table (last ends {until} UTC, {agent or '?'} on {host or '?'})")
+        return "waiting for " + " and ".join(reasons) if reasons else None
 
     def aborted_txn_count(self, db: str, table: str) -> int:
         """Aborted transactions that hold a write id of the table (``tooManyAborts``' count)."""
@@ -400,10 +428,16 @@ class ReadLeases:
         *,
         seconds: float,
         txn_id: int | None = None,
-        host: str = "",
-        agent: str = "hiveacid-sql",
+        host: str | None = None,
+        agent: str | None = None,
     ) -> builtins.list[int]:
-        """One lease per table, valid for ``seconds``; returns their ids (to :meth:`release`)."""
+        """One lease per table, valid for ``seconds``; returns their ids (to :meth:`release`).
+
+        The lease names its holder: this host and ``hiveacid-sql pid <n>``, so that :meth:`reap_dead` can end
+        the leases of a process that exited without releasing them long before they expire.
+        """
+        host = socket.gethostname() if host is None else host
+        agent = f"{LEASE_AGENT} pid {os.getpid()}" if agent is None else agent
         keys = sorted({(db.lower(), t.lower()) for db, t in tables})
         if not keys:
             return []
@@ -436,6 +470,22 @@ class ReadLeases:
 
         self._db.run_write(run)
 
+    def reap_dead(self) -> builtins.list[int]:
+        """End the leases of processes of this host that are gone (a script that exited, a killed kernel);
+        returns their ids. Leases of other hosts lapse at their expiry only."""
+        rl = s.HIVEACID_READ_LEASES.c
+        me = socket.gethostname()
+        with self._db.read() as conn:
+            rows = conn.execute(
+                sa.select(rl.RL_ID, rl.RL_AGENT_INFO).where(rl.RL_HOST == me, rl.RL_EXPIRES > now_ms())
+            ).all()
+        dead = [int(i) for i, agent in rows if not _holder_alive(agent)]
+        if dead:
+            self._db.run_write(
+                lambda conn: conn.execute(sa.delete(s.HIVEACID_READ_LEASES).where(rl.RL_ID.in_(dead)))
+            )
+        return dead
+
     def live(self) -> list[dict[str, Any]]:
         """Leases not yet expired, by id."""
         rl = s.HIVEACID_READ_LEASES.c
@@ -444,3 +494,31 @@ class ReadLeases:
                 sa.select(s.HIVEACID_READ_LEASES).where(rl.RL_EXPIRES > now_ms()).order_by(rl.RL_ID)
             ).mappings().all()
         return [dict(r) for r in rows]
+
+
+#: RL_AGENT_INFO of our leases: ``hiveacid-sql pid <n>``.
+LEASE_AGENT = "hiveacid-sql"
+
+
+def _holder_alive(agent: str | None) -> bool:
+    """Whether the process named by a lease's agent (``hiveacid-sql pid <n>``, this host) still runs; any other
+    form counts as alive (it lapses at its expiry)."""
+    prefix = f"{LEASE_AGENT} pid "
+    if not agent or not agent.startswith(prefix) or not agent[len(prefix):].isdigit():
+        return True
+    pid = int(agent[len(prefix):])
+    return pid == os.getpid() or not process_gone(socket.gethostname(), pid)
+
+
+def process_gone(host: str, pid: int) -> bool:
+    """Whether process ``pid`` of ``host`` is known to have ended: only a process of this host can be checked;
+    one of another host (or of another user here) is never declared gone."""
+    if host != socket.gethostname():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False

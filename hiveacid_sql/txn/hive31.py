@@ -2,7 +2,7 @@
 
 Transcribed from ``hive-schema-3.1.0.postgres.sql`` and ``hive-schema-3.1.0.mysql.sql`` (Apache Hive's
 ``standalone-metastore`` scripts, copies in ``tests/fixtures/hive-metastore/``) by that folder's
-``transcribe.py``; ``tests/unit/test_hive_schema.py`` checks on every run that what these definitions create
+``transcribe.py``; ``tests/system/test_store_servers.py`` checks on every CI run that what these definitions create
 on PostgreSQL and MariaDB is what the scripts create there. Do not edit by hand: transcribe again.
 
 Naming as the scripts have it: on PostgreSQL the catalog tables are quoted upper case (``"TBLS"``) and the

@@ -39,14 +39,26 @@ def normalize_params(params: dict[str, str]) -> dict[str, str]:
     return out
 
 
-def _check_acid_allowed(td: TableDef, storage_format: str, table_type: str) -> None:
+#: Storage formats an insert-only table may have here: those whose plain files we read and write (Hive
+#: allows any format; a format outside this set is refused by CREATE as any table of it is).
+INSERT_ONLY_FORMATS = frozenset({"orc", "parquet", "textfile"})
+
+
+def _check_acid_allowed(td: TableDef, storage_format: str, table_type: str, *, insert_only: bool = False) -> None:
+    """Hive's ``TransactionalValidationListener``: no EXTERNAL table is transactional; a full-ACID table must
+    be ORC (an insert-only one need not: "INSERT_ONLY tables don't have to conform to ACID requirement")."""
+    if insert_only and storage_format not in INSERT_ONLY_FORMATS:
+        raise CatalogError(
+            f"Insert-only transactional tables are stored as ORC, PARQUET or TEXTFILE here, not "
+            f"{storage_format.upper()}: {td.qualified_name}"
+        )
+    if not insert_only and storage_format != "orc":
+        raise CatalogError(
+            f"The table must be stored using an ACID compliant format (such as ORC): {td.qualified_name}"
+        )
     if table_type == "EXTERNAL_TABLE":
         raise CatalogError(
             f"{td.qualified_name} cannot be declared transactional because it's an external table"
-        )
-    if storage_format != "orc":
-        raise CatalogError(
-            f"The table must be stored using an ACID compliant format (such as ORC): {td.qualified_name}"
         )
 
 
@@ -70,13 +82,16 @@ def _normalize_acid_params(td: TableDef, params: dict[str, str]) -> dict[str, st
     if value != "true":
         return params
     props = params.get(TRANSACTIONAL_PROPERTIES, "default") or "default"
-    if props == "insert_only":
-        raise CatalogError(f"Insert-only transactional tables are not supported: {td.qualified_name}")
-    if props != "default":
+    if props not in ("default", "insert_only"):
         raise CatalogError(
-            f"Invalid transactional properties specified for the table with the value: {props}"
+            f"Invalid transactional properties specified for {td.qualified_name} with the error unknown value "
+            f"{props} for transactional_properties"
         )
-    return {**params, TRANSACTIONAL_PROPERTIES: "default"}
+    return {**params, TRANSACTIONAL_PROPERTIES: props}
+
+
+def _is_insert_only(params: dict[str, str]) -> bool:
+    return params.get(TRANSACTIONAL) == "true" and params.get(TRANSACTIONAL_PROPERTIES) == "insert_only"
 
 
 def normalize_columns(cols: Iterable[Column]) -> tuple[Column, ...]:
@@ -135,7 +150,11 @@ def normalize_new_table(td: TableDef, *, now: int | None = None) -> TableDef:
         raise CatalogError(f"Bucketed table {td.qualified_name} needs a positive number of buckets")
     params = _normalize_acid_params(td, normalize_params(td.params))
     if params.get(TRANSACTIONAL) == "true":
-        _check_acid_allowed(td, storage_format, table_type)
+        _check_acid_allowed(td, storage_format, table_type, insert_only=_is_insert_only(params))
+        if _is_insert_only(params) and bucket_cols:
+            raise CatalogError(
+                f"CLUSTERED BY is not supported on insert-only transactional tables yet: {td.qualified_name}"
+            )
     create_time = td.create_time or int(now if now is not None else time.time())
     params.setdefault("bucketing_version", "2")
     params[DDL_TIME] = str(create_time)

@@ -64,6 +64,18 @@ class TableDef:
         return _param(self.params, "transactional").lower() == "true"
 
     @property
+    def is_insert_only(self) -> bool:
+        """An insert-only ("MM") transactional table: ``'transactional_properties'='insert_only'``. Its
+        ``delta_W_W_S`` / ``base_W`` directories hold plain data files of the table's format (no ACID events,
+        no row ids), chosen by the same snapshot rules as a full-ACID table's."""
+        return self.is_transactional and _param(self.params, "transactional_properties").lower() == "insert_only"
+
+    @property
+    def is_full_acid(self) -> bool:
+        """A full-ACID table: transactional and not insert-only (ORC event files, UPDATE / DELETE / MERGE)."""
+        return self.is_transactional and not self.is_insert_only
+
+    @property
     def is_external(self) -> bool:
         return self.table_type == "EXTERNAL_TABLE"
 

@@ -4,6 +4,8 @@ failures that leave the table unchanged, aborted files, the initiator's threshol
 from __future__ import annotations
 
 import json
+import re
+import socket
 
 import pytest
 
@@ -585,3 +587,86 @@ def test_compaction_stops_below_an_open_write_id_and_the_writer_commits_after(ac
     assert Compactor(acid.spark, acid.store).clean() == [1]
     assert _dirs(table) == ["base_0000001", "delta_0000002_0000002_0000", "delta_0000003_0000003_0000"]
     assert sorted(tuple(r) for r in acid.sql("SELECT * FROM t").collect()) == [(1, "a"), (2, "b"), (3, "c")]
+
+
+def test_aborted_writers_zero_byte_files_never_stop_a_compaction(acid, warehouse):
+    # what a writer killed mid-UPDATE used to leave: its write id aborted, 0-byte bucket files under final names
+    acid.sql(f"CREATE TABLE t (id int, v string) {ACID}")
+    acid.sql("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+    table = warehouse / "t"
+    txn = acid.store.open_txn("killed", "host")
+    write_id = acid.store.allocate_write_id(txn, "default", "t")
+    for kind in ("delete_delta", "delta"):
+        (table / f"{kind}_{write_id:07d}_{write_id:07d}_0000").mkdir()
+        (table / f"{kind}_{write_id:07d}_{write_id:07d}_0000" / "bucket_00000").write_bytes(b"")
+    acid.store.abort_txn(txn)
+    acid.sql("UPDATE t SET v = 'B' WHERE id = 2")
+    rows = acid.sql("ALTER TABLE t COMPACT 'major' AND WAIT").collect()
+    assert [(r.state, r.message) for r in rows] == [("ready for cleaning", "Compaction enqueued with id 1")]
+    assert "base_0000003" in _dirs(table)
+    assert sorted(tuple(r) for r in acid.sql("SELECT * FROM t").collect()) == [(1, "a"), (2, "B")]
+    _release_session_reads(acid)
+    assert Compactor(acid.spark, acid.store).clean() == [1]
+    assert _dirs(table) == ["base_0000003"]  # the aborted writer's directories went with the cleaning
+
+
+def test_writer_files_appear_only_complete_and_leave_no_partial_files(acid, warehouse):
+    acid.sql(f"CREATE TABLE t (id int, v string) {ACID}")
+    acid.sql("SET hiveacid.driver.write.max.rows=0")  # through Spark tasks
+    acid.sql("INSERT INTO t SELECT id, CAST(id AS string) FROM range(1000)")
+    acid.sql("UPDATE t SET v = 'x' WHERE id < 10")
+    names = listing(warehouse / "t")
+    assert not [p for p in names if "_tmp_" in p]
+    files = {p.rsplit("/", 1)[1] for p in names} - {"_orc_acid_version"}
+    assert files and all(re.fullmatch(r"bucket_\d{5}", f) for f in files), files
+    assert acid.sql("SELECT count(*) FROM t WHERE v = 'x'").collect()[0][0] == 10
+
+
+def test_and_wait_takes_back_a_request_whose_worker_process_died(acid, warehouse, tmp_path):
+    import subprocess
+    import sys
+
+    _after_merge(acid)
+    cq_id, _ = _queue(acid).enqueue("default", "employee", None, "major")
+    # another process claims the request as a worker and dies before finishing it (as a SIGKILLed worker does)
+    script = (
+        "import sys; from sqlalchemy import create_engine; "
+        "from hiveacid_sql.compactor.worker import worker_name; "
+        "from hiveacid_sql.txn.compactions import CompactionQueue; "
+        "q = CompactionQueue(create_engine(sys.argv[1])); info = q.claim(worker_name(), int(sys.argv[2])); "
+        "print(info.worker_id)"
+    )
+    url = acid.store.engine.url.render_as_string(hide_password=False)
+    dead = subprocess.run([sys.executable, "-c", script, url, str(cq_id)], capture_output=True, text=True, check=True)
+    assert _queue(acid).get(cq_id).worker_id == dead.stdout.strip()
+    assert _queue(acid).get(cq_id).state_name == "working"
+    rows = acid.sql("ALTER TABLE employee COMPACT 'major' AND WAIT").collect()  # Hive's default timeout: a day
+    assert [(r.compactionid, r.state) for r in rows] == [(cq_id, "ready for cleaning")]
+    assert _queue(acid).get(cq_id).worker_id != dead.stdout.strip()
+    assert "base_0000002" in _dirs(warehouse / "employee")
+    assert _with_ids(acid) == WALKTHROUGH_ROWS
+
+
+def test_leases_of_a_process_that_exited_end_and_show_compactions_says_what_cleaning_waits_for(acid, warehouse):
+    import subprocess
+    import sys
+
+    acid.sql(f"CREATE TABLE t (id int, v string) {ACID}")
+    acid.sql("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+    acid.sql("UPDATE t SET v = 'B' WHERE id = 2")
+    # a script that read the table and exited without close(): its one-hour lease is left behind
+    script = (
+        "import os, sys; from sqlalchemy import create_engine; from hiveacid_sql.txn.compactions import ReadLeases; "
+        "ReadLeases(create_engine(sys.argv[1])).acquire([('default', 't')], seconds=3600); print(os.getpid())"
+    )
+    url = acid.store.engine.url.render_as_string(hide_password=False)
+    pid = subprocess.run([sys.executable, "-c", script, url], capture_output=True, text=True, check=True).stdout.strip()
+    _release_session_reads(acid)
+    acid.sql("ALTER TABLE t COMPACT 'major' AND WAIT")
+    shown = acid.sql("SHOW COMPACTIONS").collect()
+    assert [r.state for r in shown] == ["ready for cleaning"]
+    assert shown[0].errormessage.startswith("waiting for 1 read lease(s) on the table (last ends ")
+    assert shown[0].errormessage.endswith(f"hiveacid-sql pid {pid} on {socket.gethostname()})")
+    assert Compactor(acid.spark, acid.store).clean() == [1]  # the dead process's lease ended: cleaned at once
+    assert _dirs(warehouse / "t") == ["base_0000002"]
+    assert [r.state for r in acid.sql("SHOW COMPACTIONS").collect()] == ["succeeded"]

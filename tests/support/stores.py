@@ -1,4 +1,13 @@
-"""Helpers for the txn-store tests: a fresh, throw-away database per test on every backend.
+"""Helpers for the txn-store tests: a throw-away store per test on every backend.
+
+Two kinds of database, for two kinds of test:
+
+* :func:`store_url` - a brand-new, empty database. Opening a store on it creates all 74 tables of Hive's 3.1
+  metastore: that is the test for tests of the bootstrap, and it takes seconds on MariaDB (DDL is slow there).
+* :class:`ReadyStores` - a database in exactly the state a brand-new store has just after its bootstrap, for the
+  many tests that only use a store. The bootstrap runs once per test run and backend; before each test the
+  database is put back into that state (every table emptied, the seed rows the bootstrap wrote put back), which
+  takes milliseconds instead of the seconds of a new schema.
 
 PostgreSQL and MariaDB are used for real. A server that cannot be reached makes the test fail
 (no skip): CI runs both servers, so a silent skip would hide a broken backend. The admin URLs
@@ -8,13 +17,20 @@ can be overridden with ``HIVEACID_TEST_PG_URL`` / ``HIVEACID_TEST_MARIADB_URL``.
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import uuid
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import sqlalchemy as sa
+
+if TYPE_CHECKING:
+    from hiveacid_sql.txn import TxnStore
 
 PG_ADMIN_URL = os.environ.get("HIVEACID_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 MARIADB_ADMIN_URL = os.environ.get("HIVEACID_TEST_MARIADB_URL", "mysql+pymysql://root@127.0.0.1:3306/test")
@@ -61,6 +77,94 @@ def store_url(backend: str, tmp_path: Path) -> Iterator[str]:
         raise ValueError(backend)
 
 
+class _ReadyServerDatabase:
+    """One database on a server holding a store bootstrapped once, reset to that state on every :meth:`use`."""
+
+    def __init__(self, admin_url: str) -> None:
+        self._admin_url = admin_url
+        self._create()
+
+    def _create(self) -> None:
+        """A new database, a store bootstrapped in it, and what the bootstrap left remembered."""
+        from hiveacid_sql.txn import TxnStore
+
+        self._cm = _server_database(self._admin_url)
+        self.url = self._cm.__enter__()
+        self._engine = sa.create_engine(self.url, poolclass=sa.pool.NullPool)
+        TxnStore(self.url).close()
+        meta = sa.MetaData()
+        with self._engine.connect() as conn, warnings.catch_warnings():
+            # Hive's WM_POOL and WM_RESOURCEPLAN refer to each other; both stay empty in every test.
+            warnings.filterwarnings("ignore", "Cannot correctly sort tables", sa.exc.SAWarning)
+            meta.reflect(conn)
+            #: children before parents, so that deleting in this order never breaks a foreign key
+            self._tables = list(reversed(meta.sorted_tables))
+            self._names = sorted(t.name for t in self._tables)
+            #: parents before children, as the rows go back in
+            self._seeds = {
+                t.name: [dict(r) for r in conn.execute(sa.select(t)).mappings()] for t in meta.sorted_tables
+            }
+        self._seeds = {name: rows for name, rows in self._seeds.items() if rows}
+        self._by_name = {t.name: t for t in self._tables}
+
+    def use(self) -> str:
+        """The database's URL, its contents put back to what the bootstrap left (its tables too, if a test
+        changed them: then it is made again from scratch)."""
+        with self._engine.begin() as conn:
+            if sorted(sa.inspect(conn).get_table_names()) == self._names:
+                if conn.dialect.name != "postgresql":
+                    conn.exec_driver_sql("SET FOREIGN_KEY_CHECKS=0")
+                for table in self._tables:
+                    conn.execute(sa.delete(table))
+                for name, rows in self._seeds.items():
+                    conn.execute(sa.insert(self._by_name[name]), rows)
+                if conn.dialect.name != "postgresql":
+                    conn.exec_driver_sql("SET FOREIGN_KEY_CHECKS=1")
+                return self.url
+        self.close()
+        self._create()
+        return self.url
+
+    def close(self) -> None:
+        self._engine.dispose()
+        self._cm.__exit__(None, None, None)
+
+
+class ReadyStores:
+    """Stores ready for use, one template per backend for a whole test run (see the module's docstring).
+
+    SQLite copies a file bootstrapped once; PostgreSQL and MariaDB reuse one database each, reset per test.
+    """
+
+    def __init__(self, scratch: Path) -> None:
+        self._scratch = scratch
+        self._servers: dict[str, _ReadyServerDatabase] = {}
+        self._sqlite: Path | None = None
+
+    def url(self, backend: str, tmp_path: Path) -> str:
+        """The URL of a store in the state a new store has after its bootstrap, nothing else in it."""
+        if backend == "sqlite":
+            if self._sqlite is None:
+                from hiveacid_sql.txn import TxnStore
+
+                template = self._scratch / "template-txn.db"
+                TxnStore(f"sqlite:///{template}").close()
+                self._sqlite = template
+            target = tmp_path / "txn.db"
+            shutil.copyfile(self._sqlite, target)
+            return f"sqlite:///{target}"
+        if backend not in self._servers:
+            self._servers[backend] = _ReadyServerDatabase(
+                PG_ADMIN_URL if backend == "postgres" else MARIADB_ADMIN_URL
+            )
+        return self._servers[backend].use()
+
+    def close(self) -> None:
+        for server in self._servers.values():
+            server.close()
+        self._servers.clear()
+
+
 def open_and_commit(url: str, count: int) -> list[tuple[int, int]]:
     """Worker for the multi-process test: open, allocate a write id, commit, ``count`` times."""
     from hiveacid_sql.txn import TxnStore
@@ -89,7 +193,11 @@ def load_hive_script(url: str) -> None:
     comments, ``SET`` lines and MySQL's ``/*!..*/`` version comments are skipped.
     """
     engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
-    script = "hive-schema-3.1.0.postgres.sql" if engine.dialect.name == "postgresql" else "hive-schema-3.1.0.mysql.sql"
+    script = (
+        "hive-schema-3.1.0.postgres.sql"
+        if engine.dialect.name == "postgresql"
+        else "hive-schema-3.1.0.mysql.sql"
+    )
     text = (HIVE_SCRIPTS / script).read_text()
     lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("--") and not ln.startswith("/*!")]
     try:
@@ -112,3 +220,95 @@ def hive_store_url(backend: str) -> Iterator[str]:
     with _server_database(admin) as url:
         load_hive_script(url)
         yield url
+
+
+def _rows(store: TxnStore, table: sa.Table) -> list[dict]:
+    with store.engine.connect() as conn:
+        return [dict(r) for r in conn.execute(sa.select(table)).mappings()]
+
+
+def check_new_store(store: TxnStore) -> None:
+    """What opening a store on an empty database must leave: Hive's tables and ours, Hive's seed rows, ``default``."""
+    from hiveacid_sql.txn import SCHEMA_VERSION
+    from hiveacid_sql.txn import schema as s
+
+    names = {n.upper() for n in sa.inspect(store.engine).get_table_names()}
+    for name in ("TXNS", "NEXT_TXN_ID", "TXN_COMPONENTS", "COMPLETED_TXN_COMPONENTS", "NEXT_WRITE_ID",
+                 "TXN_TO_WRITE_ID", "WRITE_SET", "HIVE_LOCKS", "NEXT_LOCK_ID", "COMPACTION_QUEUE",
+                 "COMPLETED_COMPACTIONS", "NEXT_COMPACTION_QUEUE_ID", "DBS", "TBLS", "SDS", "SERDES", "CDS",
+                 "COLUMNS_V2", "PARTITION_KEYS", "BUCKETING_COLS", "TABLE_PARAMS", "SEQUENCE_TABLE", "VERSION",
+                 "HIVEACID_READ_LEASES", "HIVEACID_WRITE_HISTORY"):  # fmt: skip
+        assert name in names
+    assert len(names) == 74 + len(s.own_metadata.tables)
+    (version,) = _rows(store, s.VERSION)
+    assert version == {
+        "VER_ID": 1,
+        "SCHEMA_VERSION": "3.1.0",
+        "VERSION_COMMENT": "Hive release version 3.1.0",
+    }
+    assert SCHEMA_VERSION == 3
+    assert _rows(store, s.NEXT_TXN_ID) == [{"NTXN_NEXT": 1}]
+    assert _rows(store, s.NEXT_LOCK_ID) == [{"NL_NEXT": 1}]
+    assert _rows(store, s.NEXT_COMPACTION_QUEUE_ID) == [{"NCQ_NEXT": 1}]
+    assert [(r["CTLG_ID"], r["NAME"]) for r in _rows(store, s.CTLGS)] == [(1, "hive")]
+    (default,) = _rows(store, s.DBS)
+    assert (default["NAME"], default["CTLG_NAME"], default["OWNER_NAME"]) == ("default", "hive", "public")
+
+
+_WIDTH = re.compile(r"^(BIGINT|INTEGER|SMALLINT|TINYINT)\(\d+\)")
+
+
+def _type(t: Any, dialect: sa.Dialect) -> str:
+    """A reflected type as the server declares it (MariaDB's display widths left out)."""
+    text = _WIDTH.sub(r"\1", t.compile(dialect=dialect))
+    for attr in ("charset", "collation"):
+        if getattr(t, attr, None):
+            text += f" {attr}={getattr(t, attr)}"
+    return text
+
+
+def schema_shape(url: str) -> dict[str, Any]:
+    """Every table of the database at ``url`` as the server reflects it: columns in order with their types and
+    nullability, primary key, unique keys, indexes and foreign keys."""
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    try:
+        insp = sa.inspect(engine)
+        out: dict[str, Any] = {}
+        for name in insp.get_table_names():
+            pk = insp.get_pk_constraint(name)
+            out[name] = {
+                "columns": [
+                    (c["name"], _type(c["type"], engine.dialect), c["nullable"])
+                    for c in insp.get_columns(name)
+                ],
+                "primary_key": pk["constrained_columns"],
+                "unique": sorted(
+                    (u["name"], tuple(u["column_names"])) for u in insp.get_unique_constraints(name)
+                ),
+                "indexes": sorted(
+                    (i["name"], tuple(i["column_names"]), bool(i["unique"])) for i in insp.get_indexes(name)
+                ),
+                "foreign_keys": sorted(
+                    (
+                        f["name"],
+                        tuple(f["constrained_columns"]),
+                        f["referred_table"],
+                        tuple(f["referred_columns"]),
+                    )
+                    for f in insp.get_foreign_keys(name)
+                ),
+            }
+        return out
+    finally:
+        engine.dispose()
+
+
+def create_hive_tables(url: str) -> None:
+    """Our definitions of Hive's 74 metastore tables (``txn/hive31.py``), created in the database at ``url``."""
+    from hiveacid_sql.txn import hive31
+
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    try:
+        hive31.ddl_metadata(engine.dialect.name).create_all(engine)
+    finally:
+        engine.dispose()

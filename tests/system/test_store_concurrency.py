@@ -7,12 +7,16 @@ from __future__ import annotations
 import multiprocessing
 import threading
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 
 from hiveacid_sql.txn import NO_MIN_OPEN, TxnStore
 from hiveacid_sql.txn import schema as s
-from tests.support.stores import open_and_commit
+from hiveacid_sql.txn.bootstrap import bootstrap_lock
+from hiveacid_sql.txn.db import Db
+from tests.support.stores import check_new_store, open_and_commit, store_url
 
 
 def _rows(store: TxnStore, table: sa.Table) -> list[dict]:
@@ -49,13 +53,12 @@ def test_concurrent_threads_get_unique_ids(store: TxnStore) -> None:
     _check_unique(store, results, 200)
 
 
-def test_concurrent_processes_get_unique_ids(url: str) -> None:
-    with TxnStore(url):
-        pass  # create the schema first so the workers race on ids, not on DDL
+def test_concurrent_processes_get_unique_ids(ready_url: str) -> None:
+    # the schema is there already, so the workers race on ids, not on DDL
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(4, mp_context=ctx) as pool:
-        results = list(pool.map(open_and_commit, [url] * 4, [50] * 4))
-    with TxnStore(url) as store:
+        results = list(pool.map(open_and_commit, [ready_url] * 4, [50] * 4))
+    with TxnStore(ready_url) as store:
         _check_unique(store, results, 200)
 
 
@@ -68,3 +71,16 @@ def test_concurrent_first_open_of_a_new_store(url: str) -> None:
         _check_unique(store, results, 6)
         assert len(_rows(store, s.VERSION)) == 1
         assert len(_rows(store, s.NEXT_TXN_ID)) == 1
+
+
+@pytest.mark.mariadb
+def test_bootstrap_lock_of_one_mariadb_database_does_not_hold_up_another(tmp_path: Path) -> None:
+    """MariaDB's named locks are server-wide: while one database's bootstrap lock is held (another process creating
+    that store), a store in another database of the same server still opens (it used to wait 120 s, then fail)."""
+    with store_url("mariadb", tmp_path) as busy, store_url("mariadb", tmp_path) as other:
+        db = Db(sa.create_engine(busy, poolclass=sa.pool.NullPool))
+        try:
+            with bootstrap_lock(db), TxnStore(other) as store:
+                check_new_store(store)
+        finally:
+            db.dispose()

@@ -230,6 +230,18 @@ def test_row_converter_from_pyarrow_batch() -> None:
     ]
 
 
+def test_row_converter_keeps_all_38_digits_of_a_decimal() -> None:
+    """HiveDecimal holds 38 digits; Python's default decimal context only 28, and a value of 38 digits used to
+    be compared after rounding to 28 (99999999999999999999.999999999999999999 became 1.0E+20: too wide, NULL)."""
+    convert = row_converter([("d", parse_hive_type("decimal(38,18)")), ("e", parse_hive_type("decimal(38,0)"))])
+    widest = Decimal("99999999999999999999.999999999999999999")
+    assert convert({"d": widest, "e": Decimal(10**38 - 1)}) == (widest, Decimal(10**38 - 1))
+    lowest = Decimal("-99999999999999999999.999999999999999999")  # not -widest: unary minus rounds to 28 digits
+    assert convert({"d": lowest, "e": Decimal(1 - 10**38)}) == (lowest, Decimal(1 - 10**38))
+    # one more digit does not fit: rounding the scale up overflows the precision (HiveDecimal: NULL)
+    assert convert({"d": Decimal("99999999999999999999.9999999999999999995"), "e": Decimal(10**38)}) == (None, None)
+
+
 def test_row_converter_fast_path_is_plain() -> None:
     single = row_converter([("a", HiveType("int"))])
     assert single({"a": 5}) == (5,)

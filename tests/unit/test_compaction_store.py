@@ -134,6 +134,24 @@ def test_plan_stops_below_the_lowest_open_write_id():
         plan_compaction(one, ids, "rebalance")
 
 
+def test_aborted_writers_directories_are_never_compaction_inputs():
+    # a writer killed mid-UPDATE left a 0-byte file under write id 3, later aborted: no compaction may read it
+    listing = TableListing((
+        _d("delta_0000001_0000001_0000"), _d("delete_delta_0000003_0000003_0000", size=0),
+        _d("delta_0000003_0000003_0000", size=0), _d("delta_0000004_0000004_0000"),
+    ))
+    ids = ValidWriteIdList.create("default.t", 4, aborted_write_ids=[3])
+    aborted = {"delete_delta_0000003_0000003_0000", "delta_0000003_0000003_0000"}
+    for kind in ("minor", "major"):
+        plan = plan_compaction(listing, ids, kind)
+        assert not aborted & set(plan.input_dirs), kind
+        assert set(plan.state.aborted) == aborted  # left for the cleaner
+    assert plan_compaction(listing, ids, "minor").insert_dir == "delta_0000001_0000004"
+    # only aborted deltas beside one committed delta: nothing to compact, the cleaner still removes them
+    lone = TableListing((_d("delta_0000001_0000001_0000"), _d("delta_0000002_0000002_0000", size=0)))
+    assert plan_compaction(lone, ValidWriteIdList.create("default.t", 2, aborted_write_ids=[2]), "minor") is None
+
+
 def test_major_of_original_files_and_what_becomes_obsolete():
     listing = TableListing((_d("delta_0000001_0000001_0000"),), (FileEntry("000000_0", 50),))
     plan = plan_compaction(listing, ValidWriteIdList.all_committed("t", 1), "major")

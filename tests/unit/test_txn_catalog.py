@@ -146,7 +146,15 @@ def test_duplicate_and_missing_tables(catalog: Catalog) -> None:
             {"table_type": "EXTERNAL_TABLE"},
             "default.t cannot be declared transactional because it's an external table",
         ),
-        ({"params": {"transactional": "true", "transactional_properties": "insert_only"}}, "Insert-only"),
+        (
+            {"table_type": "EXTERNAL_TABLE", "params": {"transactional": "true", "transactional_properties": "insert_only"}},
+            "because it's an external table",
+        ),
+        (
+            {"params": {"transactional": "true", "transactional_properties": "insert_only"}, "bucket_cols": ("id",), "num_buckets": 2},
+            "CLUSTERED BY is not supported on insert-only",
+        ),
+        ({"params": {"transactional": "true", "transactional_properties": "x"}}, "unknown value x for transactional_properties"),
         ({"params": {"transactional": "yes"}}, "may only have value 'true'"),
         ({"columns": ()}, "At least one column"),
         ({"columns": (Column("a", "int"), Column("A", "string"))}, "Duplicate column name: a"),
@@ -160,6 +168,16 @@ def test_create_table_rules(catalog: Catalog, kw: dict, message: str) -> None:
     with pytest.raises(CatalogError, match=message):
         catalog.create_table(acid(**kw))
     assert not catalog.table_exists("default", "t")
+
+
+@pytest.mark.parametrize("fmt", ["orc", "parquet", "textfile"])
+def test_insert_only_tables_in_every_format(catalog: Catalog, fmt: str) -> None:
+    """Hive: "INSERT_ONLY tables don't have to conform to ACID requirement like ORC"."""
+    catalog.create_table(acid(storage_format=fmt, params={"Transactional": "TRUE", "transactional_properties": "INSERT_ONLY"}))
+    td = catalog.get_table("default", "t")
+    assert td.is_insert_only and not td.is_full_acid and td.params["transactional_properties"] == "insert_only"
+    with pytest.raises(CatalogError, match="cannot be unset"):
+        catalog.set_table_params("default", "t", {"transactional": "false"})
 
 
 def test_list_tables(catalog: Catalog) -> None:
@@ -256,11 +274,11 @@ def test_converting_a_plain_table_to_acid(catalog: Catalog) -> None:
     assert not catalog.get_table("default", "plain_parquet").is_transactional
 
 
-def test_catalog_survives_reopen(url: str) -> None:
-    with TxnStore(url) as st:
+def test_catalog_survives_reopen(ready_url: str) -> None:
+    with TxnStore(ready_url) as st:
         st.catalog.create_database("sales", location="file:/w/sales.db")
         st.catalog.create_table(acid("orders", db="sales"))
-    with TxnStore(url) as st:
+    with TxnStore(ready_url) as st:
         assert st.catalog.list_databases() == ["default", "sales"]
         assert st.catalog.get_table("sales", "orders").is_transactional
 

@@ -8,8 +8,9 @@ import pytest
 import sqlalchemy as sa
 
 from hiveacid_sql.errors import TxnAbortedError, TxnError
-from hiveacid_sql.txn import NO_MIN_OPEN, SCHEMA_VERSION, Snapshot, TableWriteIds, TxnStore, ValidTxnList
+from hiveacid_sql.txn import NO_MIN_OPEN, Snapshot, TableWriteIds, TxnStore, ValidTxnList
 from hiveacid_sql.txn import schema as s
+from tests.support.stores import check_new_store
 
 
 def _rows(store: TxnStore, table: sa.Table) -> list[dict]:
@@ -22,32 +23,20 @@ def _wid(store: TxnStore, *tables: str, txn: int | None = None) -> dict[str, Tab
 
 
 # ---------------------------------------------------------------------- schema
-def test_creates_hive_tables_and_version_row(store: TxnStore) -> None:
-    names = {n.upper() for n in sa.inspect(store.engine).get_table_names()}
-    for name in ("TXNS", "NEXT_TXN_ID", "TXN_COMPONENTS", "COMPLETED_TXN_COMPONENTS", "NEXT_WRITE_ID",
-                 "TXN_TO_WRITE_ID", "WRITE_SET", "HIVE_LOCKS", "NEXT_LOCK_ID", "COMPACTION_QUEUE",
-                 "COMPLETED_COMPACTIONS", "NEXT_COMPACTION_QUEUE_ID", "DBS", "TBLS", "SDS", "SERDES", "CDS",
-                 "COLUMNS_V2", "PARTITION_KEYS", "BUCKETING_COLS", "TABLE_PARAMS", "SEQUENCE_TABLE", "VERSION",
-                 "HIVEACID_READ_LEASES", "HIVEACID_WRITE_HISTORY"):  # fmt: skip
-        assert name in names
-    (version,) = _rows(store, s.VERSION)
-    assert version == {"VER_ID": 1, "SCHEMA_VERSION": "3.1.0", "VERSION_COMMENT": "Hive release version 3.1.0"}
-    assert SCHEMA_VERSION == 3
-    assert _rows(store, s.NEXT_TXN_ID) == [{"NTXN_NEXT": 1}]
-    assert _rows(store, s.NEXT_LOCK_ID) == [{"NL_NEXT": 1}]
-    assert _rows(store, s.NEXT_COMPACTION_QUEUE_ID) == [{"NCQ_NEXT": 1}]
-    assert [(r["CTLG_ID"], r["NAME"]) for r in _rows(store, s.CTLGS)] == [(1, "hive")]
-    (default,) = _rows(store, s.DBS)
-    assert (default["NAME"], default["CTLG_NAME"], default["OWNER_NAME"]) == ("default", "hive", "public")
+@pytest.mark.parametrize("url", ["sqlite"], indirect=True)
+def test_creates_hive_tables_and_version_row(url: str) -> None:
+    """From scratch on SQLite here; ``tests/system/test_store_servers.py`` does it on PostgreSQL and MariaDB."""
+    with TxnStore(url) as store:
+        check_new_store(store)
 
 
-def test_reopening_keeps_data_and_does_not_reseed(url: str) -> None:
-    with TxnStore(url) as first:
+def test_reopening_keeps_data_and_does_not_reseed(ready_url: str) -> None:
+    with TxnStore(ready_url) as first:
         t1 = first.open_txn("alice", "h1")
         w1 = first.allocate_write_id(t1, "default", "t")
         first.commit_txn(t1)
         t2 = first.open_txn("alice", "h1")
-    with TxnStore(url) as second:
+    with TxnStore(ready_url) as second:
         assert second.txn_state(t1) == "committed"
         assert second.txn_state(t2) == "open"
         assert second.open_txn("bob", "h2") == t2 + 1
@@ -58,11 +47,13 @@ def test_reopening_keeps_data_and_does_not_reseed(url: str) -> None:
         assert _wid(second, "t")["default.t"].high_watermark == w1
 
 
-def test_other_hive_schema_version_is_refused(url: str) -> None:
-    with TxnStore(url) as st, st.engine.begin() as conn:
+def test_other_hive_schema_version_is_refused(ready_url: str) -> None:
+    with TxnStore(ready_url) as st, st.engine.begin() as conn:
         conn.execute(sa.update(s.VERSION).values(SCHEMA_VERSION="4.0.0"))
-    with pytest.raises(TxnError, match=r"holds a Hive metastore of schema version 4\.0\.0; hiveacid-sql uses 3\.1\.x$"):
-        TxnStore(url)
+    with pytest.raises(
+        TxnError, match=r"holds a Hive metastore of schema version 4\.0\.0; hiveacid-sql uses 3\.1\.x$"
+    ):
+        TxnStore(ready_url)
 
 
 def test_min_history_level_follows_open_transactions(store: TxnStore) -> None:
@@ -209,8 +200,8 @@ def test_racing_commit_and_abort_exactly_one_wins(store: TxnStore) -> None:
         assert store.txn_state(txn) == ("committed" if "commit" in outcomes else "aborted")
 
 
-def test_two_handles_on_one_store(url: str) -> None:
-    with TxnStore(url) as a, TxnStore(url) as b:
+def test_two_handles_on_one_store(ready_url: str) -> None:
+    with TxnStore(ready_url) as a, TxnStore(ready_url) as b:
         txn = a.open_txn("u", "h")
         assert b.open_txn("u", "h") == txn + 1
         b.commit_txn(txn)
@@ -344,3 +335,27 @@ def test_write_id_history(store: TxnStore) -> None:
     assert hist[0]["commit_time"] is not None and hist[0]["partitions"] == ["p=1"]
     assert hist[2]["commit_time"] is None
     assert store.write_id_history("default", "never") == []
+
+
+def test_sqlite_busy_timeout_is_set_by_the_url(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "txn.db"
+    TxnStore(f"sqlite:///{path}").close()
+    with pytest.raises(TxnError, match=r"timeout must be a number of seconds, not 'soon'$"):
+        TxnStore(f"sqlite:///{path}?timeout=soon")
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process holds the write lock
+    try:
+        with TxnStore(f"sqlite:///{path}?timeout=0.2") as store:
+            raw = store.engine.raw_connection()
+            try:
+                assert raw.cursor().execute("PRAGMA busy_timeout").fetchone()[0] == 200
+            finally:
+                raw.close()
+            with pytest.raises(TxnError) as err:
+                store.open_txn("u", "h")
+            assert str(err.value) == f"transaction store sqlite:///{path}: database is locked"
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
