@@ -66,6 +66,12 @@ class HiveAcidGenerator(HiveGenerator):
         nodes.AbortTransactions: _abort_transactions_sql,
         nodes.UnsetProperties: _unset_properties_sql,
         nodes.Explain: _explain_sql,
+        nodes.TransactionalProperty: lambda self, e: "TRANSACTIONAL",
+    }
+
+    PROPERTIES_LOCATION: ClassVar = {
+        **HiveGenerator.PROPERTIES_LOCATION,
+        nodes.TransactionalProperty: exp.Properties.Location.POST_CREATE,
     }
 
     def show_sql(self, expression: exp.Show) -> str:
