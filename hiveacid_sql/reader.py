@@ -28,6 +28,7 @@ import pyarrow.fs as pafs
 
 from hiveacid_sql.acid.arrow_scan import (
     ROW_ID,
+    read_orc_file,
     scan_snapshot,
     table_schema,
     to_table_values,
@@ -381,14 +382,12 @@ def _read_plain(
     paths = sorted(i.path for i in infos if i.type == pafs.FileType.File and i.size and not is_hidden(i.base_name))
     pieces = []
     for p in paths:
-        with fs.open_input_file(p) as f:
-            if fmt == "orc":
-                import pyarrow.orc as porc
+        if fmt == "orc":
+            raw = read_orc_file(fs, p)  # timestamps before 1677 too (pyarrow's own reader refuses them)
+        else:
+            import pyarrow.parquet as pq
 
-                raw = porc.ORCFile(f).read()
-            else:
-                import pyarrow.parquet as pq
-
+            with fs.open_input_file(p) as f:
                 raw = pq.read_table(f)
         by_name = {n.lower(): i for i, n in enumerate(raw.schema.names)}
         stamps = fmt == "orc" and any(pa.types.is_timestamp(f.type) for f in raw.schema)

@@ -188,8 +188,12 @@ def _valid_mask(cwid: pa.ChunkedArray, write_ids: ValidWriteIdList) -> pa.Chunke
     return mask
 
 
-def _read_orc(fs: pafs.FileSystem, path: str, columns: list[str], stripe: int | None = None) -> pa.Table:
-    """The ``columns`` of an ORC file (or of one of its stripes: a big file is read by several threads)."""
+def read_orc_file(
+    fs: pafs.FileSystem, path: str, columns: list[str] | None = None, stripe: int | None = None
+) -> pa.Table:
+    """The ``columns`` (None: all) of an ORC file, or of one of its stripes (a big file is read by several
+    threads). Timestamps outside pyarrow's nanosecond range (before 1677, after 2262) are read too, as
+    microseconds, through pyorc."""
     try:
         with fs.open_input_file(path) as f:
             orc = porc.ORCFile(f)
@@ -205,7 +209,9 @@ def _read_orc(fs: pafs.FileSystem, path: str, columns: list[str], stripe: int | 
 
 
 class _MicrosConverter(pyorc.converters.ORCConverter):
-    """ORC timestamps as microseconds since the epoch (pyarrow's reader only has nanoseconds)."""
+    """ORC timestamps as microseconds since the epoch (pyarrow's reader only has nanoseconds). pyorc's ORC
+    C++ already decodes a pre-1970 value with a fraction as ORC Java does, whatever the writer's zone (so
+    :func:`_java_pre_epoch_rule` is for pyarrow's reader only; ``tests/unit/test_acid_arrow_scan.py``)."""
 
     @staticmethod
     def from_orc(seconds: int, nanoseconds: int, timezone: object) -> int:
@@ -228,7 +234,7 @@ def _micros_type(t: pa.DataType) -> pa.DataType:
     return t
 
 
-def _read_orc_micros(fs: pafs.FileSystem, path: str, columns: list[str], stripe: int | None) -> pa.Table:
+def _read_orc_micros(fs: pafs.FileSystem, path: str, columns: list[str] | None, stripe: int | None) -> pa.Table:
     """The slow path for a file holding timestamps outside pyarrow's nanosecond range (before 1677 or after
     2262): the rows through pyorc, timestamps as microseconds (one Python object per value, so only here)."""
     with fs.open_input_file(path) as f:
@@ -240,6 +246,8 @@ def _read_orc_micros(fs: pafs.FileSystem, path: str, columns: list[str], stripe:
         )
         rows = list(reader.read_stripe(stripe) if stripe is not None else reader)
     table = pa.Table.from_pylist(rows, schema=pa.schema([pa.field(f.name, _micros_type(f.type)) for f in schema]))
+    if columns is None:
+        return table
     out: dict[str, pa.ChunkedArray] = {}
     for name in columns:  # "row.x" asks for field x of the struct column row, as pyarrow's reader takes it
         top, _, child = name.partition(".")
@@ -309,7 +317,7 @@ def _read_events(
         names += [owid, bucket, rowid]
     if not delete:
         names += [f"{row}.{phys_row[i][0]}" for i in readable] if readable else [row]
-    raw = _read_orc(fs, footer.path, names, stripe)  # columns come back in file order, named as in the file
+    raw = read_orc_file(fs, footer.path, names, stripe)  # columns come back in file order, named as in the file
     mask = pc.equal(raw.column(op), kind) if check_op else None
     if check_cwid:
         assert write_ids is not None  # check_cwid needs them
@@ -347,7 +355,7 @@ def _read_original(
     root = parse_hive_type(footer.type_string)
     phys = list(root.fields) if root.name == "struct" else []
     readable = [i for i in wanted if i < len(phys)]
-    raw = _read_orc(fs, piece.path, [phys[i][0] for i in readable]) if readable else None
+    raw = read_orc_file(fs, piece.path, [phys[i][0] for i in readable]) if readable else None
     n = footer.num_rows
     out: dict[str, pa.Array | pa.ChunkedArray] = {}
     if keys:

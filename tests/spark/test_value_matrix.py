@@ -204,14 +204,7 @@ def test_row_id_query_and_time_travel_read_the_same(matrix, table):
     assert _spark_rows(acid, f"SELECT {', '.join(NAMES)} FROM {table} VERSION AS OF {version}") == WANT
 
 
-@pytest.mark.parametrize(
-    "table",
-    [
-        *ACID_TABLES,
-        pytest.param("p_orc", marks=pytest.mark.xfail(strict=True, reason="read_table of a plain ORC table: pyarrow "
-                     "refuses timestamps before 1677 (the ACID path reads them through pyorc; open)")),
-    ],
-)
+@pytest.mark.parametrize("table", [*ACID_TABLES, "p_orc", "p_parquet"])
 def test_read_table_reads_the_same(matrix, table):
     _, warehouse = matrix
     assert _arrow_rows(hiveacid_sql.read_table(table, warehouse=warehouse)) == WANT
