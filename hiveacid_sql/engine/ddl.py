@@ -13,6 +13,7 @@ import getpass
 import time
 from typing import TYPE_CHECKING
 
+import pyarrow.fs as pafs
 from sqlglot import exp
 
 from hiveacid_sql.acid.hive_types import parse_hive_type
@@ -233,10 +234,6 @@ def _check_layout(
             f"CLUSTERED BY is supported on transactional tables only ({qualified} is plain): "
             "Spark's bucketing of plain tables is not Hive's"
         )
-    if partition_keys and not acid:
-        raise UnsupportedStatementError(
-            f"PARTITIONED BY is supported on transactional tables only ({qualified} is plain)"
-        )
 
 
 def _adopt_existing_data(ctx: StatementContext, table: TableDef, fs, path: str) -> None:
@@ -271,11 +268,17 @@ def create_database(ctx: StatementContext, tree: exp.Create) -> None:
 
 def drop(ctx: StatementContext, tree: exp.Drop) -> None:
     kind = (tree.args.get("kind") or "").upper()
-    if kind == "TABLE":
+    if kind in ("TABLE", "VIEW"):
         for node in tree.args.get("tables") or [tree.this]:
             db, name = table_names(node, ctx.current_db)
+            exists = ctx.catalog.table_exists(db, name)
+            if exists:
+                found = ctx.catalog.get_table(db, name)
+                if found.is_view != (kind == "VIEW") and tree.args.get("exists"):
+                    continue  # Hive: DROP TABLE IF EXISTS of a view (and DROP VIEW IF EXISTS of a table) does nothing
+                _check_drop_kind(found, kind)
             dropped = ctx.catalog.drop_table(db, name, if_exists=bool(tree.args.get("exists")))
-            if dropped is not None and dropped.table_type != "EXTERNAL_TABLE":
+            if dropped is not None and not dropped.is_view and dropped.table_type != "EXTERNAL_TABLE" and dropped.location:
                 fs, path = filesystem_for(dropped.location)
                 with contextlib.suppress(FileNotFoundError, OSError):
                     fs.delete_dir(path)
@@ -286,8 +289,10 @@ def drop(ctx: StatementContext, tree: exp.Drop) -> None:
             if name == "default":
                 raise CatalogError("Can not drop default database")
             if ctx.catalog.database_exists(name) and bool(tree.args.get("cascade")):
+                views = set(ctx.catalog.list_tables(name, table_type="VIRTUAL_VIEW"))
                 for table in ctx.catalog.list_tables(name):
-                    ctx.run_tree(parse_one(f"DROP TABLE `{name}`.`{table}`").tree)
+                    what = "VIEW" if table in views else "TABLE"
+                    ctx.run_tree(parse_one(f"DROP {what} `{name}`.`{table}`").tree)
             info = ctx.catalog.get_database(name) if ctx.catalog.database_exists(name) else None
             ctx.catalog.drop_database(name, if_exists=bool(tree.args.get("exists")), cascade=bool(tree.args.get("cascade")))
             if info is not None:
@@ -300,9 +305,24 @@ def drop(ctx: StatementContext, tree: exp.Drop) -> None:
     raise UnsupportedStatementError(f"DROP {kind} is not supported")
 
 
+def _check_drop_kind(table: TableDef, kind: str) -> None:
+    if table.is_view and kind != "VIEW":
+        raise CatalogError("Cannot drop a view with DROP TABLE")
+    if not table.is_view and kind == "VIEW":
+        raise CatalogError("Cannot drop a base table with DROP VIEW")
+
+
 def alter_table(ctx: StatementContext, tree: exp.Alter) -> None:
+    """ALTER TABLE (and ALTER VIEW's SET/UNSET TBLPROPERTIES and RENAME TO)."""
     table = ctx.planner.resolve(tree.this)
+    kind = (tree.args.get("kind") or "TABLE").upper()
+    if table.is_view and kind != "VIEW":
+        raise CatalogError("To alter a view you need to use the ALTER VIEW command. (Hive error 10131)")
+    if not table.is_view and kind == "VIEW":
+        raise CatalogError("To alter a base table you need to use the ALTER TABLE command. (Hive error 10132)")
     for action in tree.args.get("actions") or []:
+        if table.is_view and not isinstance(action, exp.AlterRename | exp.AlterSet) and type(action).__name__ != "UnsetProperties":
+            raise CatalogError("Cannot use this form of ALTER on a view (Hive error 10133)")
         if isinstance(action, (exp.Schema, exp.ColumnDef)):
             cols = _columns(action if isinstance(action, exp.Schema) else exp.Schema(expressions=[action]))
             existing = {c.name for c in table.columns}
@@ -316,8 +336,8 @@ def alter_table(ctx: StatementContext, tree: exp.Alter) -> None:
             default_location = table_location(ctx, table.db, table.name)
             if table.table_type != "EXTERNAL_TABLE" and table.location.rstrip("/") == default_location.rstrip("/"):
                 new_location = table_location(ctx, new_db, new_name)
-            ctx.catalog.rename_table(table.db, table.name, new_db, new_name, new_location)
-            if new_location != table.location:
+            ctx.catalog.rename_table(table.db, table.name, new_db, new_name, None if table.is_view else new_location)
+            if new_location != table.location and not table.is_view:
                 fs, old_path = filesystem_for(table.location)
                 _, new_path = filesystem_for(new_location)
                 with contextlib.suppress(FileNotFoundError):
@@ -341,13 +361,21 @@ def alter_table(ctx: StatementContext, tree: exp.Alter) -> None:
 
 def add_partition(ctx: StatementContext, table: TableDef, action: exp.AddPartition) -> None:
     """ALTER TABLE ADD [IF NOT EXISTS] PARTITION (...): registered and its directory created, as Hive does."""
-    if action.args.get("location"):
-        raise UnsupportedStatementError("ADD PARTITION ... LOCATION is not supported: partitions live under the table")
+    location = literal_text(action.args["location"]) if action.args.get("location") else None
+    if location is not None and table.is_transactional:
+        raise UnsupportedStatementError(
+            "ADD PARTITION ... LOCATION is not supported for transactional tables: their partitions live under the table"
+        )
+    if not table.is_partitioned:
+        raise PlanError(f"Table {table.qualified_name} is not a partitioned table")
     name = partition_dir_of(ctx.spark, table, static_spec(table, action.this))
-    added = ctx.catalog.add_partitions(table.db, table.name, [name], if_not_exists=bool(action.args.get("exists")))
+    location = ctx.resolve_location(location) if location else f"{table.location.rstrip('/')}/{name}"
+    added = ctx.catalog.add_partitions(
+        table.db, table.name, [name], if_not_exists=bool(action.args.get("exists")), locations={name: location}
+    )
     if added:
-        fs, path = filesystem_for(table.location)
-        fs.create_dir(f"{path.rstrip('/')}/{name}", recursive=True)
+        fs, path = filesystem_for(location)
+        fs.create_dir(path, recursive=True)
 
 
 def drop_partitions(ctx: StatementContext, table: TableDef, action: exp.DropPartition) -> None:
@@ -360,12 +388,13 @@ def drop_partitions(ctx: StatementContext, table: TableDef, action: exp.DropPart
         if not matching and not action.args.get("exists"):
             raise PlanError(f"{where_is(spec)}No partition matches {spec.sql(dialect='hiveacid')} in {table.qualified_name}")
         names += matching
+    locations = {p.name: p.location for p in ctx.catalog.list_partitions(table.db, table.name)}
     dropped = ctx.catalog.drop_partitions(table.db, table.name, names)
     if table.table_type != "EXTERNAL_TABLE":
-        fs, path = filesystem_for(table.location)
         for name in dropped:
+            fs, path = filesystem_for(locations.get(name) or f"{table.location.rstrip('/')}/{name}")
             with contextlib.suppress(FileNotFoundError, OSError):
-                fs.delete_dir(f"{path.rstrip('/')}/{name}")
+                fs.delete_dir(path)
 
 
 def show_partitions(ctx: StatementContext, table: TableDef, spec: exp.Partition | None) -> DataFrame:
@@ -375,3 +404,35 @@ def show_partitions(ctx: StatementContext, table: TableDef, spec: exp.Partition 
     partitions = ctx.catalog.list_partitions(table.db, table.name)
     names = prune_partitions(ctx.spark, table, partitions, spec_filter(table, spec) if spec is not None else None)
     return ctx.spark.createDataFrame([(n,) for n in names], "partition string")
+
+
+def msck_repair(ctx: StatementContext, table: TableDef, mode: str) -> DataFrame:
+    """MSCK [REPAIR] TABLE t [ADD|DROP|SYNC PARTITIONS]: the catalog's partitions made to agree with the
+    ``k=v`` directories under the table, as Hive's ``Msck`` does. ADD (the default) registers directories
+    written by others; DROP forgets partitions whose directory is gone (their data is not touched); SYNC
+    both. Returns Hive's messages: ``Partitions not in metastore:`` / ``Partitions missing from filesystem:``
+    and the ``Repair: Added partition to metastore ..`` lines."""
+    if not table.is_partitioned:
+        raise PlanError(f"Table {table.qualified_name} is not a partitioned table")
+    fs, path = filesystem_for(table.location)
+    on_disk = set(discover_partitions(fs, path, [k.name for k in table.partition_keys]))
+    known = {p.name: p for p in ctx.catalog.list_partitions(table.db, table.name)}
+    not_in_catalog = sorted(on_disk - set(known))
+    missing: list[str] = []
+    for name, part in sorted(known.items()):
+        location = part.location or f"{table.location.rstrip('/')}/{name}"
+        part_fs, part_path = filesystem_for(location)
+        if part_fs.get_file_info(part_path).type != pafs.FileType.Directory:
+            missing.append(name)
+    lines: list[str] = []
+    if not_in_catalog:
+        lines.append("Partitions not in metastore:\t" + "\t".join(f"{table.name}:{n}" for n in not_in_catalog))
+    if missing:
+        lines.append("Partitions missing from filesystem:\t" + "\t".join(f"{table.name}:{n}" for n in missing))
+    if mode in ("ADD", "SYNC") and not_in_catalog:
+        for name in ctx.catalog.add_partitions(table.db, table.name, not_in_catalog, if_not_exists=True):
+            lines.append(f"Repair: Added partition to metastore {table.name}:{name}")
+    if mode in ("DROP", "SYNC") and missing:
+        for name in ctx.catalog.drop_partitions(table.db, table.name, missing):
+            lines.append(f"Repair: Dropped partition from metastore {table.qualified_name}:{name}")
+    return ctx.spark.createDataFrame([(line,) for line in lines], "result string")

@@ -31,7 +31,9 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 #: Statements Hive refuses inside a multi-statement transaction (DDL, and ending other transactions).
-_NOT_IN_TRANSACTION = (exp.Create, exp.Drop, exp.Alter, exp.TruncateTable, nodes.AbortTransactions, nodes.Compact)
+_NOT_IN_TRANSACTION = (
+    exp.Create, exp.Drop, exp.Alter, exp.TruncateTable, nodes.AbortTransactions, nodes.Compact, nodes.Msck,
+)
 
 
 class Session(TableApi):

@@ -141,6 +141,7 @@ class Binder:
         self.partition_write_ids = partition_write_ids  # for VERSION AS OF: which partitions came later
         self.history_of = history_of  # for VERSION / TIMESTAMP AS OF: commit times of the write ids
         self.files: dict[str, ScanFiles] = {}  # qualified name (@version) -> what was read (EXPLAIN, tests)
+        self.plain_partitions: dict[str, list[str]] = {}  # plain partitioned table -> partitions read (pruned)
         # (qualified name, is DML target, VERSION AS OF or None) -> view name
         self._views: dict[tuple[str, bool, object], str] = {}
         self._token = uuid.uuid4().hex[:8]
@@ -178,6 +179,12 @@ class Binder:
                 df = null_row_id(df) if table.is_insert_only else with_row_id(df)
             if not internal:
                 df = user_columns(df, [c.name for c in table.all_columns], row_id=row_id)
+        elif table.is_partitioned:
+            partitions = self.partitions_of(table.db, table.name)
+            kept = set(prune_partitions(self.spark, table, partitions, (pruning or TablePruning()).partition_filter))
+            read = [p for p in partitions if p.name in kept]
+            self.plain_partitions[table.qualified_name] = [p.name for p in read]
+            df = read_plain(self.spark, table, partitions=read)
         else:
             df = read_plain(self.spark, table)
         name = f"__hacid_{self._token}_{next(_counter)}_{table.name}"

@@ -65,8 +65,11 @@ def _parse(text: Column, htype: HiveType) -> Column:
     return text.try_cast(to_spark_type(htype))  # empty or unparseable -> NULL, never an error
 
 
-def encode(df: DataFrame, columns: Sequence[tuple[str, HiveType]], fmt: TextFormat = HIVE_DEFAULT) -> DataFrame:
-    """The rows of ``df`` (the table's columns) as lines (one ``value`` string column)."""
+def encode(
+    df: DataFrame, columns: Sequence[tuple[str, HiveType]], fmt: TextFormat = HIVE_DEFAULT, *, keep: Sequence[str] = ()
+) -> DataFrame:
+    """The rows of ``df`` (the table's columns) as lines (one ``value`` string column), with the columns
+    ``keep`` as they are (a partitioned write's partition directory)."""
     fields = []
     for name, htype in columns:
         if not htype.is_primitive:
@@ -74,7 +77,7 @@ def encode(df: DataFrame, columns: Sequence[tuple[str, HiveType]], fmt: TextForm
         col = F.col(name)
         text = F.base64(col) if htype.name == "binary" else col.cast("string")
         fields.append(F.coalesce(text, F.lit(fmt.null_format)))
-    return df.select(F.concat_ws(fmt.field_delim, *fields).alias("value"))
+    return df.select(F.concat_ws(fmt.field_delim, *fields).alias("value"), *[F.col(k) for k in keep])
 
 
 def read_text_table(
@@ -90,7 +93,12 @@ def read_text_table(
 
 def write_text_table(
     df: DataFrame, location: str, columns: Sequence[tuple[str, HiveType]], *, overwrite: bool,
-    fmt: TextFormat = HIVE_DEFAULT,
+    fmt: TextFormat = HIVE_DEFAULT, partition_by: str | None = None,
 ) -> None:
-    """Append (or overwrite) ``df``'s rows as text files in ``location``."""
-    encode(df, columns, fmt).write.mode("overwrite" if overwrite else "append").text(location)
+    """Append (or overwrite) ``df``'s rows as text files in ``location`` (in Spark's ``partitionBy``
+    sub-directories of ``partition_by``'s values when it is set)."""
+    keep = [partition_by] if partition_by is not None else []
+    writer = encode(df, columns, fmt, keep=keep).write.mode("overwrite" if overwrite else "append")
+    if partition_by is not None:
+        writer = writer.partitionBy(partition_by)
+    writer.text(location)

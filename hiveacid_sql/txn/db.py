@@ -30,6 +30,7 @@ from hiveacid_sql.errors import TxnError
 T = TypeVar("T")
 
 #: Seconds a SQLite writer waits for the database lock before giving up.
+#: Seconds a SQLite store waits for another process's write lock, unless the URL says ``?timeout=N``.
 SQLITE_BUSY_TIMEOUT_S = 30
 _READ_OPTION = "hiveacid_read_only"
 _MAX_ATTEMPTS = 8
@@ -75,7 +76,7 @@ def peek_counter(conn: Connection, column: sa.Column) -> int:
     return int(value) if value is not None else 1
 
 
-def _setup_sqlite(engine: Engine) -> None:
+def _setup_sqlite(engine: Engine, busy_timeout_s: float) -> None:
     """WAL, busy timeout, foreign keys, and explicit BEGIN [IMMEDIATE] (pysqlite recipe)."""
 
     @event.listens_for(engine, "connect")
@@ -84,7 +85,7 @@ def _setup_sqlite(engine: Engine) -> None:
         dbapi_connection.isolation_level = None
         cur = dbapi_connection.cursor()
         try:
-            cur.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_S * 1000}")
+            cur.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
             cur.execute("PRAGMA journal_mode = WAL")
             cur.execute("PRAGMA foreign_keys = ON")
             cur.execute("PRAGMA synchronous = NORMAL")  # durable enough under WAL, much faster
@@ -102,10 +103,18 @@ def make_engine(url: str, *, echo: bool = False) -> Engine:
     sa_url = sa.make_url(url)
     backend = sa_url.get_backend_name()
     if backend == "sqlite":
-        engine = sa.create_engine(
-            sa_url, echo=echo, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S}, pool_pre_ping=False
-        )
-        _setup_sqlite(engine)
+        # ``sqlite:///txn.db?timeout=5``: how long a statement waits for another process's write lock
+        # before it fails (one line: "database is locked"); 30 s by default.
+        text = sa_url.query.get("timeout", str(SQLITE_BUSY_TIMEOUT_S))
+        try:
+            busy = float(text if isinstance(text, str) else text[-1])
+        except ValueError:
+            raise TxnError(f"transaction store {url}: timeout must be a number of seconds, not {text!r}") from None
+        if busy < 0:
+            raise TxnError(f"transaction store {url}: timeout must be a number of seconds, not {text!r}")
+        sa_url = sa_url.difference_update_query(["timeout"])
+        engine = sa.create_engine(sa_url, echo=echo, connect_args={"timeout": busy}, pool_pre_ping=False)
+        _setup_sqlite(engine, busy)
         return engine
     if backend == "mysql" and "charset" not in sa_url.query:
         sa_url = sa_url.update_query_dict({"charset": "utf8mb4"})

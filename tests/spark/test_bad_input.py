@@ -27,7 +27,6 @@ from hiveacid_sql.errors import (
     PlanError,
     TxnError,
 )
-from hiveacid_sql.txn import db as txn_db
 from tests.support.acid_files import listing
 
 ACID = "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
@@ -285,11 +284,12 @@ def test_table_directory_replaced_by_a_file(wh, warehouse):
 # -- the transaction store ----------------------------------------------------------------------------------
 
 
-def test_store_locked(wh, warehouse, monkeypatch):
-    """Another process holds the SQLite store's write lock: a clear one-line error after the busy timeout."""
-    monkeypatch.setattr(txn_db, "SQLITE_BUSY_TIMEOUT_S", 1)
-    acid = hiveacid_sql.connect(spark=wh.spark, warehouse=warehouse)
-    holder = sqlite3.connect(warehouse / ".hiveacid" / "txn.db", isolation_level=None)
+def test_store_locked(wh, warehouse):
+    """Another process holds the SQLite store's write lock: a clear one-line error after the busy timeout
+    (``?timeout=1`` in the store's URL: one second instead of 30)."""
+    store = warehouse / ".hiveacid" / "txn.db"
+    acid = hiveacid_sql.connect(spark=wh.spark, warehouse=warehouse, store_url=f"sqlite:///{store}?timeout=1")
+    holder = sqlite3.connect(store, isolation_level=None)
     try:
         before = [f for f in listing(warehouse) if ".hiveacid" not in f]
         holder.execute("BEGIN EXCLUSIVE")

@@ -335,3 +335,27 @@ def test_write_id_history(store: TxnStore) -> None:
     assert hist[0]["commit_time"] is not None and hist[0]["partitions"] == ["p=1"]
     assert hist[2]["commit_time"] is None
     assert store.write_id_history("default", "never") == []
+
+
+def test_sqlite_busy_timeout_is_set_by_the_url(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "txn.db"
+    TxnStore(f"sqlite:///{path}").close()
+    with pytest.raises(TxnError, match=r"timeout must be a number of seconds, not 'soon'$"):
+        TxnStore(f"sqlite:///{path}?timeout=soon")
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process holds the write lock
+    try:
+        with TxnStore(f"sqlite:///{path}?timeout=0.2") as store:
+            raw = store.engine.raw_connection()
+            try:
+                assert raw.cursor().execute("PRAGMA busy_timeout").fetchone()[0] == 200
+            finally:
+                raw.close()
+            with pytest.raises(TxnError) as err:
+                store.open_txn("u", "h")
+            assert str(err.value) == f"transaction store sqlite:///{path}: database is locked"
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
