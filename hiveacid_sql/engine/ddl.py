@@ -21,6 +21,7 @@ from hiveacid_sql.acid.listing import discover_partitions, filesystem_for, list_
 from hiveacid_sql.errors import CatalogError, PlanError, UnsupportedStatementError
 from hiveacid_sql.exec.pruning import prune_partitions
 from hiveacid_sql.exec.routing import partition_dir_of
+from hiveacid_sql.exec.textfile import check_columns as check_text_columns
 from hiveacid_sql.plan.partition_spec import spec_filter, static_spec
 from hiveacid_sql.plan.types import hive_type_of
 from hiveacid_sql.settings import CREATE_AS_ACID, CREATE_AS_INSERT_ONLY, DEFAULT_FILEFORMAT
@@ -144,6 +145,8 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         # Hive's TransactionalValidationListener refuses this; say so before anything is created.
         raise CatalogError(f"The table must be stored using an ACID compliant format (such as ORC): {db}.{name}")
     _check_layout(f"{db}.{name}", params, storage, columns, partition_keys, bucket_cols, sorted_by)
+    if storage == "textfile":
+        check_text_columns([(c.name, parse_hive_type(c.type)) for c in columns])  # LazySimpleSerDe's nesting
     adopting = location is not None
     location = table_location(ctx, db, name) if location is None else ctx.resolve_location(location)
     if bucket_cols and adopting and "bucketing_version" not in params:
@@ -329,6 +332,8 @@ def alter_table(ctx: StatementContext, tree: exp.Alter) -> None:
             for col in cols:
                 if col.name in existing:
                     raise PlanError(f"Duplicate column name: {col.name}")
+            if table.storage_format == "textfile":
+                check_text_columns([(c.name, parse_hive_type(c.type)) for c in cols])
             ctx.catalog.add_columns(table.db, table.name, list(cols))
         elif isinstance(action, exp.AlterRename):
             new_db, new_name = table_names(action.this, table.db)
