@@ -94,3 +94,17 @@ def test_row_format_clauses_not_honoured_are_refused(acid, statement, message):
         acid.sql(statement)
     assert "\n" not in str(err.value)
     assert _rows(acid, "SHOW TABLES") == []
+
+
+def test_collection_and_map_key_separators_of_complex_columns(acid, warehouse):
+    acid.sql(
+        "CREATE TABLE cx (id int, tags array<string>, m map<string,int>) ROW FORMAT DELIMITED "
+        "FIELDS TERMINATED BY ',' COLLECTION ITEMS TERMINATED BY '|' MAP KEYS TERMINATED BY ':' STORED AS TEXTFILE"
+    )
+    acid.sql("INSERT INTO cx VALUES (1, array('a', 'b'), map('k', 1))")
+    assert _lines(warehouse / "cx") == ["1,a|b,k:1"]
+    (warehouse / "cx" / "by_hive").write_text("2,x|y|z,p:1|q:2\n")
+    assert _rows(acid, "SELECT id, tags, m FROM cx ORDER BY id") == [
+        (1, ["a", "b"], {"k": 1}), (2, ["x", "y", "z"], {"p": 1, "q": 2})
+    ]
+    assert acid.store.catalog.get_table("default", "cx").serde_params["colelction.delim"] == "|"
