@@ -21,9 +21,11 @@ from hiveacid_sql.acid.listing import discover_partitions, filesystem_for, list_
 from hiveacid_sql.errors import CatalogError, PlanError, UnsupportedStatementError
 from hiveacid_sql.exec.pruning import prune_partitions
 from hiveacid_sql.exec.routing import partition_dir_of
+from hiveacid_sql.exec.textfile import check_columns as check_text_columns
 from hiveacid_sql.plan.partition_spec import spec_filter, static_spec
 from hiveacid_sql.plan.types import hive_type_of
-from hiveacid_sql.settings import DEFAULT_FILEFORMAT
+from hiveacid_sql.settings import CREATE_AS_ACID, CREATE_AS_INSERT_ONLY, DEFAULT_FILEFORMAT
+from hiveacid_sql.sql import nodes
 from hiveacid_sql.sql.parse import parse_one
 from hiveacid_sql.sql.tree import literal_text, table_names, where_is
 from hiveacid_sql.txn import Column, TableDef
@@ -90,6 +92,7 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
     bucket_cols: tuple[str, ...] = ()
     num_buckets = -1
     sorted_by = False
+    transactional_keyword = False
     for prop in (properties.expressions if (properties := tree.args.get("properties")) else []):
         if isinstance(prop, exp.FileFormatProperty):
             fmt = (prop.name or literal_text(prop.this) or "").upper()
@@ -112,6 +115,8 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
             bucket_cols = tuple(c.name.lower() for c in prop.expressions)
             num_buckets = int(prop.args["buckets"].name)
             sorted_by = bool(prop.args.get("sorted_by"))
+        elif isinstance(prop, nodes.TransactionalProperty):
+            transactional_keyword = True
         elif isinstance(prop, exp.Property):
             params[(literal_text(prop.this) or "").lower() or prop.name] = literal_text(prop.args.get("value")) or ""
         elif isinstance(prop, exp.TemporaryProperty):
@@ -133,11 +138,15 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
     if not columns:
         raise PlanError(f"{where_is(table_node)}CREATE TABLE {db}.{name} needs at least one column")
     storage = storage or ctx.settings.value(DEFAULT_FILEFORMAT)
+    if not external and "transactional" not in params:
+        params.update(_default_transactional(ctx, storage, sorted_by, transactional_keyword, params))
     insert_only = params.get("transactional_properties", "").lower() == "insert_only"
     if params.get("transactional") == "true" and storage != "orc" and not insert_only:
         # Hive's TransactionalValidationListener refuses this; say so before anything is created.
         raise CatalogError(f"The table must be stored using an ACID compliant format (such as ORC): {db}.{name}")
     _check_layout(f"{db}.{name}", params, storage, columns, partition_keys, bucket_cols, sorted_by)
+    if storage == "textfile":
+        check_text_columns([(c.name, parse_hive_type(c.type)) for c in columns])  # LazySimpleSerDe's nesting
     adopting = location is not None
     location = table_location(ctx, db, name) if location is None else ctx.resolve_location(location)
     if bucket_cols and adopting and "bucketing_version" not in params:
@@ -167,6 +176,29 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         _adopt_existing_data(ctx, tdef, fs, path)
     if query is not None:
         ctx.run_tree(exp.Insert(this=exp.Table(this=exp.to_identifier(name), db=exp.to_identifier(db)), expression=query))
+
+
+def _default_transactional(
+    ctx: StatementContext, storage: str, sorted_by: bool, keyword: bool, params: dict[str, str]
+) -> dict[str, str]:
+    """The ACID properties a managed table gets without 'transactional' in its TBLPROPERTIES.
+
+    Hive 4's ``CREATE TRANSACTIONAL TABLE``: full ACID when the format can be (ORC, not sorted), insert-only
+    otherwise. Hive 3.1's ``SemanticAnalyzer.addDefaultProperties``: ``hive.create.as.insert.only`` makes
+    the table insert-only, ``hive.create.as.acid`` makes an unsorted ORC table full ACID (winning over
+    insert-only), anything else stays plain. A 'transactional_properties' the statement gives is kept."""
+    full = storage == "orc" and not sorted_by
+    kind = None
+    if keyword:
+        kind = "default" if full else "insert_only"
+    else:
+        if ctx.settings.value(CREATE_AS_INSERT_ONLY):
+            kind = "insert_only"
+        if ctx.settings.value(CREATE_AS_ACID) and full:
+            kind = "default"
+    if kind is None:
+        return {}
+    return {"transactional": "true", "transactional_properties": params.get("transactional_properties") or kind}
 
 
 def _partition_columns(prop: exp.PartitionedByProperty) -> tuple[Column, ...]:
@@ -300,6 +332,8 @@ def alter_table(ctx: StatementContext, tree: exp.Alter) -> None:
             for col in cols:
                 if col.name in existing:
                     raise PlanError(f"Duplicate column name: {col.name}")
+            if table.storage_format == "textfile":
+                check_text_columns([(c.name, parse_hive_type(c.type)) for c in cols])
             ctx.catalog.add_columns(table.db, table.name, list(cols))
         elif isinstance(action, exp.AlterRename):
             new_db, new_name = table_names(action.this, table.db)

@@ -83,6 +83,12 @@ class HiveAcidGenerator(HiveGenerator):
         nodes.Explain: _explain_sql,
         nodes.Msck: _msck_sql,
         nodes.ShowViews: _show_views_sql,
+        nodes.TransactionalProperty: lambda self, e: "TRANSACTIONAL",
+    }
+
+    PROPERTIES_LOCATION: ClassVar = {
+        **HiveGenerator.PROPERTIES_LOCATION,
+        nodes.TransactionalProperty: exp.Properties.Location.POST_CREATE,
     }
 
     def show_sql(self, expression: exp.Show) -> str:

@@ -108,3 +108,10 @@ NODE_CLASSES: tuple[type[exp.Expr], ...] = (
     Explain,
 )
 """Every node defined here; the generator registers a renderer for each one."""
+
+
+class TransactionalProperty(exp.Property):
+    """Hive 4's ``CREATE TRANSACTIONAL TABLE``: a transactional table, full ACID when its format can be
+    (ORC, not sorted), insert-only otherwise (``SemanticAnalyzer.addDefaultProperties``)."""
+
+    arg_types = {}  # noqa: RUF012 - sqlglot's own class attribute

@@ -47,6 +47,12 @@ class HiveAcidParser(HiveParser):
         "UNSET": lambda self: self._parse_alter_table_unset(),
     }
 
+    PROPERTY_PARSERS: ClassVar = {
+        **HiveParser.PROPERTY_PARSERS,
+        # Hive 4's CREATE TRANSACTIONAL TABLE (full ACID or insert-only by format: engine/ddl.py)
+        "TRANSACTIONAL": lambda self: self.expression(nodes.TransactionalProperty()),
+    }
+
     SHOW_PARSERS: ClassVar = {
         "DATABASES": lambda self: self._parse_show_like("DATABASES"),
         "SCHEMAS": lambda self: self._parse_show_like("SCHEMAS"),

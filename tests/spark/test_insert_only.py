@@ -273,3 +273,65 @@ def test_minor_compaction_and_initiator_of_insert_only(acid, warehouse: Path) ->
     compactor.work_all()
     assert _tree(warehouse / "mm" / "base_0000007") == ["000000_0"]
     assert _rows(acid, "SELECT * FROM mm") == [(i,) for i in range(7)]
+
+
+def _kind(acid, name: str) -> tuple[bool, str | None]:
+    params = acid.catalog.get_table("default", name).params
+    return params.get("transactional") == "true", params.get("transactional_properties")
+
+
+def test_create_transactional_table_and_create_as_settings(acid, warehouse: Path) -> None:
+    acid.sql("CREATE TRANSACTIONAL TABLE t_orc (id int) STORED AS ORC")
+    acid.sql("CREATE TRANSACTIONAL TABLE t_pq (id int) STORED AS PARQUET")
+    acid.sql("CREATE TRANSACTIONAL TABLE t_txt (id int) STORED AS TEXTFILE")
+    assert [_kind(acid, t) for t in ("t_orc", "t_pq", "t_txt")] == [
+        (True, "default"), (True, "insert_only"), (True, "insert_only"),
+    ]
+    acid.sql("CREATE TABLE plain_default (id int) STORED AS ORC")
+    assert _kind(acid, "plain_default") == (False, None)
+    acid.sql("SET hive.create.as.insert.only=true")
+    acid.sql("CREATE TABLE io_orc (id int) STORED AS ORC")
+    acid.sql("CREATE TABLE io_txt (id int)")
+    acid.sql("CREATE TABLE stays_plain (id int) STORED AS ORC TBLPROPERTIES ('transactional'='false')")
+    acid.sql(f"CREATE EXTERNAL TABLE ext (id int) STORED AS ORC LOCATION '{warehouse / 'ext'}'")
+    assert [_kind(acid, t) for t in ("io_orc", "io_txt", "ext")] == [
+        (True, "insert_only"), (True, "insert_only"), (False, None),
+    ]
+    assert not acid.catalog.get_table("default", "stays_plain").is_transactional
+    acid.sql("SET hive.create.as.acid=true")
+    acid.sql("CREATE TABLE both_orc (id int) STORED AS ORC")
+    acid.sql("CREATE TABLE both_pq (id int) STORED AS PARQUET")
+    assert [_kind(acid, t) for t in ("both_orc", "both_pq")] == [(True, "default"), (True, "insert_only")]
+    acid.sql("SET hive.create.as.insert.only=false")
+    acid.sql("CREATE TABLE acid_orc (id int) STORED AS ORC")
+    acid.sql("CREATE TABLE acid_pq (id int) STORED AS PARQUET")
+    assert [_kind(acid, t) for t in ("acid_orc", "acid_pq")] == [(True, "default"), (False, None)]
+    # The tables made this way work as their kind: a write and a read of each.
+    for t in ("t_orc", "t_pq", "io_orc", "both_orc", "acid_pq"):
+        acid.sql(f"INSERT INTO {t} VALUES (1)")
+        assert _rows(acid, f"SELECT * FROM {t}") == [(1,)]
+    assert (warehouse / "t_pq" / "delta_0000001_0000001_0000" / "000000_0").is_file()
+    assert any(p.name.startswith("bucket_") for p in (warehouse / "t_orc" / "delta_0000001_0000001_0000").iterdir())
+    acid.sql("UPDATE t_orc SET id = 2")
+    assert _rows(acid, "SELECT * FROM t_orc") == [(2,)]
+    with pytest.raises(HiveAcidError, match="insert-only transactional"):
+        acid.sql("UPDATE io_orc SET id = 2")
+
+
+def test_ctas_into_each_kind(acid, warehouse: Path) -> None:
+    acid.sql("CREATE TABLE src (id int, v string)")
+    acid.sql("INSERT INTO src VALUES (1, 'a'), (2, 'b')")
+    acid.sql(f"CREATE TABLE c_mm STORED AS PARQUET {MM} AS SELECT * FROM src")
+    acid.sql("CREATE TABLE c_acid STORED AS ORC TBLPROPERTIES ('transactional'='true') AS SELECT * FROM src")
+    acid.sql("CREATE TRANSACTIONAL TABLE c_t STORED AS TEXTFILE AS SELECT id * 10 AS id, v FROM src")
+    acid.sql("SET hive.create.as.insert.only=true")
+    acid.sql("CREATE TABLE c_set AS SELECT * FROM src WHERE id = 2")
+    assert [_kind(acid, t) for t in ("c_mm", "c_acid", "c_t", "c_set")] == [
+        (True, "insert_only"), (True, "default"), (True, "insert_only"), (True, "insert_only"),
+    ]
+    assert _rows(acid, "SELECT * FROM c_mm") == [(1, "a"), (2, "b")]
+    assert _rows(acid, "SELECT * FROM c_acid") == [(1, "a"), (2, "b")]
+    assert _rows(acid, "SELECT * FROM c_t") == [(10, "a"), (20, "b")]
+    assert _rows(acid, "SELECT * FROM c_set") == [(2, "b")]
+    assert _tree(warehouse / "c_mm") == ["delta_0000001_0000001_0000/000000_0"]
+    assert _tree(warehouse / "c_set") == ["delta_0000001_0000001_0000/000000_0"]
