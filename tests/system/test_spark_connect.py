@@ -62,14 +62,10 @@ def test_walkthrough(acid_remote, tmp_path: Path):
     dml_subset.walkthrough(acid_remote, tmp_path / "warehouse")
 
 
-def test_update_delete_merge_and_lazy_results(acid_remote, remote):
+def test_update_delete_merge_lazy_results_and_compaction(acid_remote, remote, tmp_path: Path):
     dml_subset.update_delete_merge(acid_remote, remote)
     # nothing of ours is left in the server session's catalog
     assert [t.name for t in remote.catalog.listTables() if t.isTemporary] == []
-
-
-def test_compaction(acid_remote, remote, tmp_path: Path):
-    dml_subset.update_delete_merge(acid_remote, remote)
     dml_subset.compaction(acid_remote, tmp_path / "warehouse")
 
 
