@@ -86,7 +86,9 @@ def acid_files(
     else:
         part_dirs = [""]
     buckets = pruned_buckets(table, pruning.bucket_values)
-    return snapshot_files(fs, path, write_id_list(snapshot, table), part_dirs, buckets, insert_only=table.is_insert_only)
+    return snapshot_files(
+        fs, path, write_id_list(snapshot, table), part_dirs, buckets, insert_only=table.is_insert_only, txns=snapshot.txns
+    )
 
 
 def acid_snapshot_frame(spark: SparkSession, table: TableDef, snapshot: Snapshot, files: ScanFiles) -> DataFrame:
@@ -168,7 +170,7 @@ class Binder:
         partitions = self.partitions_of(table.db, table.name) if table.is_partitioned else []
         ids, files = version_files(
             self.spark, table, write_id_list(self.snapshot, table), version, partitions, created, pruning,
-            self.history_of(table.db, table.name) if self.history_of else (),
+            self.history_of(table.db, table.name) if self.history_of else (), txns=self.snapshot.txns,
         )
         return dataclasses.replace(self.snapshot, tables={**self.snapshot.tables, table.qualified_name: ids}), files
 

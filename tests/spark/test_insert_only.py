@@ -335,3 +335,36 @@ def test_ctas_into_each_kind(acid, warehouse: Path) -> None:
     assert _rows(acid, "SELECT * FROM c_set") == [(2, "b")]
     assert _tree(warehouse / "c_mm") == ["delta_0000001_0000001_0000/000000_0"]
     assert _tree(warehouse / "c_set") == ["delta_0000001_0000001_0000/000000_0"]
+
+
+@pytest.mark.parametrize("kind", ["full", "insert_only"])
+def test_hive4_compacted_dirs_count_once_their_visibility_txn_commits(acid, warehouse: Path, kind: str) -> None:
+    """A Hive 4 compactor writes ``base_N_vT`` / ``delta_a_b_vT`` in its own transaction T: until T commits
+    (or if it aborts) readers keep reading the inputs."""
+    import shutil
+
+    props = MM if kind == "insert_only" else "TBLPROPERTIES ('transactional'='true')"
+    acid.sql(f"CREATE TABLE t (id int) STORED AS ORC {props}")
+    acid.sql("INSERT INTO t VALUES (1)")
+    acid.sql("INSERT INTO t VALUES (2)")
+    root = warehouse / "t"
+
+    def hive4_output(txn: int) -> Path:
+        # The compactor's output, made from write id 1's files only, so reading it is visible in the rows.
+        out = root / f"base_0000002_v{txn:07d}"
+        shutil.copytree(root / "delta_0000001_0000001_0000", out)
+        (out / "_metadata_acid").write_bytes(b'{"thisFileVersion":"0","dataFormat":"compacted"}')
+        return out
+
+    store = acid.store
+    running = store.open_txn("hive", "compactor")
+    hive4_output(running)
+    assert _rows(acid, "SELECT * FROM t") == [(1,), (2,)]  # T open: the output does not exist yet
+    store.abort_txn(running)
+    assert _rows(acid, "SELECT * FROM t") == [(1,), (2,)]  # T aborted: a failed compaction's garbage
+    done = store.open_txn("hive", "compactor")
+    out = hive4_output(done)
+    store.commit_txn(done)
+    assert _rows(acid, "SELECT * FROM t") == [(1,)]  # T committed: base_2_vT is the table up to write id 2
+    shutil.rmtree(out)
+    assert _rows(acid, "SELECT * FROM t") == [(1,), (2,)]
