@@ -75,6 +75,7 @@ class Table:
     partition: Column | None = None
     buckets: int | None = None
     bucket_column: str = "k"
+    insert_only: str | None = None  # an insert-only table's format (ORC, PARQUET); None: full ACID ORC
 
     @property
     def all_columns(self) -> tuple[Column, ...]:
@@ -87,6 +88,11 @@ class Table:
             text += f" PARTITIONED BY ({self.partition.name} {self.partition.type})"
         if self.buckets:
             text += f" CLUSTERED BY ({self.bucket_column}) INTO {self.buckets} BUCKETS"
+        if self.insert_only:
+            return (
+                text + f" STORED AS {self.insert_only} TBLPROPERTIES ('transactional'='true', "
+                "'transactional_properties'='insert_only')"
+            )
         return text + " STORED AS ORC TBLPROPERTIES ('transactional'='true')"
 
     def duck_ddl(self) -> str:
@@ -294,7 +300,8 @@ def table_schema(draw: st.DrawFn, name: str) -> Table:
     bucket_column = "k"
     if buckets:
         bucket_column = draw(st.sampled_from([c.name for c in columns if c.type in ("int", "string", "bigint")]))
-    return Table(name, columns, partition, buckets, bucket_column)
+    insert_only = None if buckets else draw(st.sampled_from([None, None, "ORC", "PARQUET"]))
+    return Table(name, columns, partition, buckets, bucket_column, insert_only)
 
 
 @st.composite
