@@ -94,6 +94,8 @@ _READY_STORES: list = []  # the run's ReadyStores, made when collection ends (at
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start bootstrapping the server templates the collected tests will use, while the first tests run."""
+    if session.config.option.collectonly:
+        return
     backends = {
         item.callspec.params["ready_url"]
         for item in session.items

@@ -5,8 +5,9 @@ server started here (moto in server mode).
 Why: on S3 there are no directories and no rename, only keys; listing a table, choosing its snapshot's files
 and reading them must work from keys alone. The table is written by Spark on the local disk (Spark's S3
 connector needs Hadoop's AWS jars, which this machine cannot fetch), copied key by key to the bucket, and
-must read back there exactly as it reads locally. Writing and compacting on S3 are not covered (README,
-"Object stores").
+must read back there exactly as it reads locally. An INSERT of VALUES (no Spark read of the table) writes
+straight to the bucket. Statements that read through Spark and compaction are not covered (README, "Object
+stores").
 """
 
 from __future__ import annotations
@@ -98,3 +99,41 @@ def test_dump_reads_event_files_from_s3(s3, acid, warehouse):
     assert events(s3_lines, uri) == events(local_lines, str(warehouse / "d"))
     assert any('"operation":2' in line for line in s3_lines)  # the delete event is there
     assert not any("_orc_acid_version" in line for line in s3_lines)
+
+
+@pytest.fixture()
+def tasks_see_s3(s3, spark) -> Iterator[None]:
+    """The Python tasks of the run's Spark get the S3 server's settings (PySpark sends the SparkContext's
+    ``environment`` with every Python function), as ``spark.executorEnv.AWS_*`` would give them."""
+    saved = dict(spark.sparkContext.environment)
+    spark.sparkContext.environment.update(s3.env)
+    yield
+    spark.sparkContext.environment.clear()
+    spark.sparkContext.environment.update(saved)
+
+
+def test_insert_writes_its_delta_on_s3(tasks_see_s3, acid):
+    """INSERT reads no table through Spark, so it runs against an s3:// location: the writer tasks put the event
+    file there, the driver its ``_orc_acid_version``; pyarrow reads it back, by name and by location."""
+    uri = f"s3://{BUCKET}/warehouse/ins"
+    acid.sql(
+        f"CREATE TABLE ins (id int, v string) STORED AS ORC LOCATION '{uri}' "
+        "TBLPROPERTIES ('transactional'='true')"
+    )
+    result = acid.sql("INSERT INTO ins VALUES (1, 'a'), (2, 'b'), (3, NULL)")
+    assert result.num_inserted_rows == 3 and result.directories == ("delta_0000001_0000001_0000",)
+    fs, path = pafs.FileSystem.from_uri(uri)
+    keys = sorted(
+        i.path[len(path) + 1 :]
+        for i in fs.get_file_info(pafs.FileSelector(path, recursive=True))
+        if i.type == pafs.FileType.File
+    )
+    assert keys == ["delta_0000001_0000001_0000/_orc_acid_version", "delta_0000001_0000001_0000/bucket_00000"]
+    with fs.open_input_stream(f"{path}/delta_0000001_0000001_0000/_orc_acid_version") as f:
+        assert f.read() == b"2"
+    header = json.loads(next(dump_path(uri)))
+    assert header["acid"] and header["rows"] == 3
+    assert header["metadata"]["hive.acid.stats"] == "3,0,0"
+    expected = [{"id": 1, "v": "a"}, {"id": 2, "v": "b"}, {"id": 3, "v": None}]
+    assert sorted(read_table(uri).to_pylist(), key=lambda r: r["id"]) == expected
+    assert sorted(read_table("ins", warehouse=acid.warehouse).to_pylist(), key=lambda r: r["id"]) == expected
