@@ -20,11 +20,14 @@ import os
 import socket
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.fs as pafs
+
+if TYPE_CHECKING:
+    from hiveacid_sql.txn import PartitionDef
 
 from hiveacid_sql.acid.arrow_scan import (
     ROW_ID,
@@ -170,9 +173,8 @@ def _read_named(
                 raise TimeTravelError(f"{request.kind} AS OF needs a transactional table; {tdef.qualified_name} is not one")
             if tdef.is_view:
                 raise PlanError(f"read_table reads tables, not views: {tdef.qualified_name} is a view")
-            if tdef.is_partitioned:
-                raise PlanError(f"read_table does not read plain partitioned tables yet: {tdef.qualified_name}")
-            return _read_plain(tdef.location, tdef.storage_format, cols, columns, filter, row_id)
+            partitions = store.catalog.list_partitions(db, tname) if tdef.is_partitioned else None
+            return _read_plain(tdef.location, tdef.storage_format, cols, columns, filter, row_id, partitions, part_cols)
         if tdef.is_insert_only:
             raise PlanError(f"read_table does not read insert-only tables yet: {tdef.qualified_name} (acid.sql reads it)")
         fs, path = filesystem_for(tdef.location)
@@ -376,14 +378,37 @@ def _threads() -> int:
 
 # ------------------------------------------------------------------------------------------ plain tables
 def _read_plain(
-    location: str, storage_format: str, cols: Columns, columns: Sequence[str] | None, filter: Filter | None, row_id: bool
+    location: str, storage_format: str, cols: Columns, columns: Sequence[str] | None, filter: Filter | None, row_id: bool,
+    partitions: Sequence[PartitionDef] | None = None, part_cols: Columns | None = None,
 ) -> pa.Table:
-    """A plain ORC or Parquet table's files, columns matched by name (as Spark's readers do)."""
+    """A plain ORC or Parquet table's files, columns matched by name (as Spark's readers do); a partitioned
+    one's ``partitions`` (pruned by ``filter``'s partition conditions), each directory's files with the
+    partition's values from the catalog."""
     if row_id:
         raise PlanError("row__id exists on transactional tables only")
     fmt = storage_format.lower()
     if fmt not in ("orc", "parquet"):
         raise PlanError(f"read_table reads plain ORC and Parquet tables, not {fmt.upper()}")
+    if partitions is None:
+        return _finish(_plain_files(location, fmt, cols), _expression(filter), columns, False)
+    part_cols = part_cols or []
+    kept = set(_prune([p.name for p in partitions], part_cols, filter))
+    pieces = []
+    for part in partitions:
+        if part.name not in kept:
+            continue
+        data = _plain_files(part.location or f"{location.rstrip('/')}/{part.name}", fmt, cols)
+        for value, (name, htype) in zip(part.values, part_cols, strict=True):
+            raw = pa.array([value] * data.num_rows, pa.string())
+            data = data.append_column(pa.field(name, arrow_type(htype)), to_table_values(raw, parse_hive_type("string"), htype))
+        pieces.append(data)
+    schema = table_schema(cols + part_cols)
+    out = pa.concat_tables(pieces) if pieces else schema.empty_table()
+    return _finish(out, _expression(filter), columns, False)
+
+
+def _plain_files(location: str, fmt: str, cols: Columns) -> pa.Table:
+    """The data columns of the ORC or Parquet files directly in ``location``."""
     fs, path = filesystem_for(location)
     infos = fs.get_file_info(pafs.FileSelector(path, allow_not_found=True, recursive=False))
     paths = sorted(i.path for i in infos if i.type == pafs.FileType.File and i.size and not is_hidden(i.base_name))
@@ -410,8 +435,7 @@ def _read_plain(
                 [to_table_values(c, phys or htype, htype, offset) for c in raw.column(i).chunks], arrow_type(htype)
             ))
         pieces.append(pa.Table.from_arrays(arrays, schema=table_schema(cols)))
-    out = pa.concat_tables(pieces) if pieces else table_schema(cols).empty_table()
-    return _finish(out, _expression(filter), columns, False)
+    return pa.concat_tables(pieces) if pieces else table_schema(cols).empty_table()
 
 
 def _hive_type_of(t: pa.DataType) -> HiveType | None:

@@ -174,3 +174,20 @@ def test_bad_partition_statements_fail_in_one_line_and_change_nothing(acid, ware
         acid.sql(statement)
     assert "\n" not in str(err.value)
     assert (_partitions(acid, "t"), _data_files(warehouse), acid.store.catalog.list_tables("default")) == before
+
+
+@pytest.mark.parametrize("fmt", ["ORC", "PARQUET"])
+def test_read_table_reads_plain_partitions_without_spark(acid, warehouse, tmp_path, fmt):
+    import hiveacid_sql
+
+    acid.sql(f"CREATE TABLE t (id int, s string) PARTITIONED BY (y int, c string) STORED AS {fmt}")
+    acid.sql("INSERT INTO t VALUES (1, 'a', 2024, 'x/y'), (2, NULL, 2025, NULL), (3, 'c', 2025, 'z')")
+    acid.sql(f"ALTER TABLE t ADD PARTITION (y=2026, c='far') LOCATION '{tmp_path / 'far'}'")
+    acid.sql("INSERT INTO t PARTITION (y=2026, c='far') VALUES (4, 'd')")
+    whole = hiveacid_sql.read_table("t", warehouse=warehouse)
+    assert whole.schema.names == ["id", "s", "y", "c"]
+    assert sorted(tuple(r.values()) for r in whole.to_pylist()) == sorted(
+        tuple(r) for r in acid.sql("SELECT * FROM t").collect()
+    )
+    pruned = hiveacid_sql.read_table("t", warehouse=warehouse, filter=[("y", "=", 2025)], columns=["id", "c"])
+    assert sorted(tuple(r.values()) for r in pruned.to_pylist()) == [(2, None), (3, "z")]
