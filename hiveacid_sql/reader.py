@@ -169,8 +169,6 @@ def _read_named(
             if request is not None:
                 raise TimeTravelError(f"{request.kind} AS OF needs a transactional table; {tdef.qualified_name} is not one")
             return _read_plain(tdef.location, tdef.storage_format, cols, columns, filter, row_id)
-        if tdef.is_insert_only:
-            raise PlanError(f"read_table does not read insert-only tables yet: {tdef.qualified_name} (acid.sql reads it)")
         fs, path = filesystem_for(tdef.location)
         leases = ReadLeases(store.engine)
         # As every SELECT of the engine: the lease comes before the snapshot and the listing, so the cleaner
@@ -188,7 +186,9 @@ def _read_named(
                 ids = as_of(current, request, tdef.qualified_name, commits)
                 created = store.catalog.partition_write_ids(db, tname) if part_cols else {}
                 part_dirs = version_part_dirs(fs, path, tdef.qualified_name, current, ids, part_dirs, created)
-            files = snapshot_files(fs, path, ids, part_dirs, txns=snapshot.txns)
+            files = snapshot_files(fs, path, ids, part_dirs, insert_only=tdef.is_insert_only, txns=snapshot.txns)
+            if tdef.is_insert_only:
+                return _read_insert_only(fs, files, tdef.storage_format, cols, part_cols, columns, filter, row_id)
             return _scan(fs, files, cols, part_cols, ids, columns, filter, row_id, threads)
         finally:
             leases.release(lease)
@@ -377,12 +377,46 @@ def _read_plain(
     """A plain ORC or Parquet table's files, columns matched by name (as Spark's readers do)."""
     if row_id:
         raise PlanError("row__id exists on transactional tables only")
-    fmt = storage_format.lower()
-    if fmt not in ("orc", "parquet"):
-        raise PlanError(f"read_table reads plain ORC and Parquet tables, not {fmt.upper()}")
     fs, path = filesystem_for(location)
     infos = fs.get_file_info(pafs.FileSelector(path, allow_not_found=True, recursive=False))
     paths = sorted(i.path for i in infos if i.type == pafs.FileType.File and i.size and not is_hidden(i.base_name))
+    return _finish(_plain_files(fs, paths, storage_format, cols), _expression(filter), columns, False)
+
+
+def _read_insert_only(
+    fs: pafs.FileSystem,
+    files: ScanFiles,
+    storage_format: str,
+    cols: Columns,
+    part_cols: Columns,
+    columns: Sequence[str] | None,
+    filter: Filter | None,
+    row_id: bool,
+) -> pa.Table:
+    """An insert-only table's snapshot: the plain files of its chosen directories, partition values from
+    the directory names."""
+    if row_id:
+        raise PlanError("row__id exists on full-ACID tables only (an insert-only table has no row ids)")
+    pieces = []
+    schema = table_schema(list(cols) + list(part_cols))
+    for d in files.dirs:
+        paths = [*d.data_files, *d.original_files]
+        infos = fs.get_file_info(paths) if paths else []
+        data = _plain_files(fs, [i.path for i in infos if i.size], storage_format, cols)
+        values = [v for _k, v in parse_partition_name(d.part_dir)] if d.part_dir else []
+        for (name, htype), raw in zip(part_cols, values, strict=True):
+            text = pa.array([raw] * data.num_rows, pa.string())
+            data = data.append_column(name, to_table_values(text, parse_hive_type("string"), htype))
+        pieces.append(data.cast(schema))
+    out = pa.concat_tables(pieces) if pieces else schema.empty_table()
+    return _finish(out, _expression(filter), columns, False)
+
+
+def _plain_files(fs: pafs.FileSystem, paths: Sequence[str], storage_format: str, cols: Columns) -> pa.Table:
+    """Plain ORC or Parquet files as the table's columns, matched by name (as Spark's readers do)."""
+    fmt = storage_format.lower()
+    if fmt not in ("orc", "parquet"):
+        raise PlanError(f"read_table reads plain ORC and Parquet files, not {fmt.upper()}")
     pieces = []
     for p in paths:
         if fmt == "orc":
@@ -406,8 +440,7 @@ def _read_plain(
                 [to_table_values(c, phys or htype, htype, offset) for c in raw.column(i).chunks], arrow_type(htype)
             ))
         pieces.append(pa.Table.from_arrays(arrays, schema=table_schema(cols)))
-    out = pa.concat_tables(pieces) if pieces else table_schema(cols).empty_table()
-    return _finish(out, _expression(filter), columns, False)
+    return pa.concat_tables(pieces) if pieces else table_schema(cols).empty_table()
 
 
 def _hive_type_of(t: pa.DataType) -> HiveType | None:
