@@ -168,6 +168,10 @@ def _read_named(
         if not tdef.is_transactional:
             if request is not None:
                 raise TimeTravelError(f"{request.kind} AS OF needs a transactional table; {tdef.qualified_name} is not one")
+            if tdef.is_view:
+                raise PlanError(f"read_table reads tables, not views: {tdef.qualified_name} is a view")
+            if tdef.is_partitioned:
+                raise PlanError(f"read_table does not read plain partitioned tables yet: {tdef.qualified_name}")
             return _read_plain(tdef.location, tdef.storage_format, cols, columns, filter, row_id)
         fs, path = filesystem_for(tdef.location)
         leases = ReadLeases(store.engine)

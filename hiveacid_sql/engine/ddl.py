@@ -92,6 +92,8 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
     bucket_cols: tuple[str, ...] = ()
     num_buckets = -1
     sorted_by = False
+    serde_params: dict[str, str] = {}
+    row_format = False
     transactional_keyword = False
     for prop in (properties.expressions if (properties := tree.args.get("properties")) else []):
         if isinstance(prop, exp.FileFormatProperty):
@@ -115,6 +117,11 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
             bucket_cols = tuple(c.name.lower() for c in prop.expressions)
             num_buckets = int(prop.args["buckets"].name)
             sorted_by = bool(prop.args.get("sorted_by"))
+        elif isinstance(prop, exp.RowFormatDelimitedProperty | exp.RowFormatSerdeProperty):
+            serde_params.update(_row_format(prop, f"{db}.{name}"))
+            row_format = True
+        elif isinstance(prop, exp.SerdeProperties | exp.StorageHandlerProperty | exp.RowFormatProperty):
+            raise UnsupportedStatementError(f"{prop.sql(dialect='hiveacid')} is not supported")
         elif isinstance(prop, nodes.TransactionalProperty):
             transactional_keyword = True
         elif isinstance(prop, exp.Property):
@@ -130,6 +137,7 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         partition_keys = partition_keys or source.partition_keys
         bucket_cols, num_buckets = (bucket_cols, num_buckets) if bucket_cols else (source.bucket_cols, source.num_buckets)
         storage = storage or source.storage_format
+        serde_params = serde_params or dict(source.serde_params)
         params = {**{k: v for k, v in source.params.items() if k in ("transactional", "transactional_properties")}, **params}
     query = tree.expression
     if query is not None and not columns:
@@ -145,6 +153,10 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         # Hive's TransactionalValidationListener refuses this; say so before anything is created.
         raise CatalogError(f"The table must be stored using an ACID compliant format (such as ORC): {db}.{name}")
     _check_layout(f"{db}.{name}", params, storage, columns, partition_keys, bucket_cols, sorted_by)
+    if row_format and storage != "textfile":
+        raise UnsupportedStatementError(
+            f"ROW FORMAT is honoured for TEXTFILE tables only ({db}.{name} is stored as {storage.upper()})"
+        )
     if storage == "textfile":
         check_text_columns([(c.name, parse_hive_type(c.type)) for c in columns])  # LazySimpleSerDe's nesting
     adopting = location is not None
@@ -165,6 +177,7 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         comment=comment,
         owner=getpass.getuser(),
         create_time=int(time.time()),
+        serde_params=serde_params,
     )
     created = ctx.catalog.create_table(tdef, if_not_exists=bool(tree.args.get("exists")))
     if not created:
@@ -178,6 +191,58 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         ctx.run_tree(exp.Insert(this=exp.Table(this=exp.to_identifier(name), db=exp.to_identifier(db)), expression=query))
 
 
+#: ``ROW FORMAT DELIMITED`` clause -> the LazySimpleSerDe parameter Hive stores it as (Hive's own spelling,
+#: ``colelction.delim`` included: ``serdeConstants.COLLECTION_DELIM``).
+_DELIMITED = {
+    "fields": ("field.delim", "serialization.format"),
+    "collection_items": ("colelction.delim",),
+    "map_keys": ("mapkey.delim",),
+    "lines": ("line.delim",),
+    "null": ("serialization.null.format",),
+}
+#: The SERDE_PARAMS our TEXTFILE reader and writer honour.
+_HONOURED_SERDE_PARAMS = frozenset(
+    {"field.delim", "serialization.format", "serialization.null.format", "line.delim", "colelction.delim", "mapkey.delim"}
+)
+_LAZY_SIMPLE_SERDE = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
+
+
+def _row_format(prop: exp.Expr, qualified: str) -> dict[str, str]:
+    """The serde parameters of ``ROW FORMAT DELIMITED ..`` or ``ROW FORMAT SERDE 'LazySimpleSerDe' WITH
+    SERDEPROPERTIES (..)``; a clause we do not honour is an error, never dropped."""
+    out: dict[str, str] = {}
+    if isinstance(prop, exp.RowFormatSerdeProperty):
+        serde = literal_text(prop.this) or ""
+        if serde != _LAZY_SIMPLE_SERDE:
+            raise UnsupportedStatementError(
+                f"ROW FORMAT SERDE '{serde}' is not supported ({qualified}): TEXTFILE tables use {_LAZY_SIMPLE_SERDE}"
+            )
+        props = prop.args.get("serde_properties")
+        for item in props.expressions if props is not None else []:
+            key = (literal_text(item.this) or "").lower()
+            if key not in _HONOURED_SERDE_PARAMS:
+                raise UnsupportedStatementError(f"SERDEPROPERTIES '{key}' is not supported ({qualified})")
+            out[key] = literal_text(item.args.get("value")) or ""
+    else:
+        if prop.args.get("escaped") is not None:
+            raise UnsupportedStatementError(f"ROW FORMAT DELIMITED ESCAPED BY is not supported yet ({qualified})")
+        for arg, keys in _DELIMITED.items():
+            value = prop.args.get(arg)
+            if value is None:
+                continue
+            text = literal_text(value) or ""
+            if arg == "lines" and text != "\n":
+                raise UnsupportedStatementError("LINES TERMINATED BY only supports newline '\\n' right now")
+            for key in keys:
+                out[key] = text
+    if "line.delim" in out:
+        out["line.delim"] = "\n"
+    delim = out.get("field.delim")
+    if delim is not None and len(delim) != 1 and not delim.isdigit():
+        raise UnsupportedStatementError(
+            f"FIELDS TERMINATED BY '{delim}' is not supported ({qualified}): LazySimpleSerDe separates fields by one character"
+        )
+    return out
 def _default_transactional(
     ctx: StatementContext, storage: str, sorted_by: bool, keyword: bool, params: dict[str, str]
 ) -> dict[str, str]:

@@ -75,6 +75,9 @@ def describe(ctx: StatementContext, table: TableDef, style: str | None) -> DataF
             ("Num Buckets:", str(table.num_buckets), ""),
             ("Bucket Columns:", "[" + ", ".join(table.bucket_cols) + "]", ""),
         ]
+        if table.serde_params and not table.is_view:
+            rows.append(("Storage Desc Params:", "", ""))
+            rows += [("", k, v) for k, v in sorted(table.serde_params.items())]
         if table.is_view:  # Hive 3.1's DESCRIBE FORMATTED of a view
             rows += [
                 ("", "", ""),
@@ -130,6 +133,10 @@ def create_table_text(table: TableDef) -> str:
         lines.append("CLUSTERED BY (")
         lines.append(",\n".join(f"  {c}" for c in table.bucket_cols) + ")")
         lines.append(f"INTO {table.num_buckets} BUCKETS")
+    serde = {k: v for k, v in table.serde_params.items() if (k, v) != ("serialization.format", "1")}
+    if serde:
+        serde_props = ", ".join(f"{_quote(k)}={_quote(v)}" for k, v in sorted(serde.items()))
+        lines.append(f"ROW FORMAT SERDE\n  {_quote(_serde(table))}\nWITH SERDEPROPERTIES (\n  {serde_props})")
     lines.append(f"STORED AS {table.storage_format.upper()}")
     lines.append("LOCATION")
     lines.append(f"  {_quote(table.location)}")

@@ -33,7 +33,7 @@ from hiveacid_sql.exec.columns import (
 )
 from hiveacid_sql.exec.scan import union_all
 from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
-from hiveacid_sql.exec.textfile import read_text_table, write_text_table
+from hiveacid_sql.exec.textfile import read_text_table, text_format, write_text_table
 from hiveacid_sql.txn import PartitionDef, TableDef
 
 # The attribute Spark puts on the ORC type of a TIMESTAMP_NTZ column (stored as a bigint of micros).
@@ -160,7 +160,9 @@ def _read_location(
         return spark.createDataFrame([], schema)
     fmt = _format(table)
     if fmt == "textfile":
-        return read_text_table(spark, location if paths is None else paths, columns)  # type: ignore[arg-type]
+        return read_text_table(
+            spark, location if paths is None else paths, columns, text_format(table.serde_params)  # type: ignore[arg-type]
+        )
     if fmt == "orc" and any(_has_temporal(t) for _, t in columns):
         return _read_orc_temporal(spark, location, columns, paths)
     reader = spark.read.format(fmt).schema(schema).options(**(_PARQUET_READ if fmt == "parquet" else {}))
@@ -183,7 +185,9 @@ def _write_files(df: DataFrame, table: TableDef, location: str, *, mode: str, pa
     fmt = _format(table)
     if fmt == "textfile":
         columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
-        write_text_table(df, location, columns, overwrite=mode == "overwrite", partition_by=partition_by)
+        write_text_table(
+            df, location, columns, overwrite=mode == "overwrite", fmt=text_format(table.serde_params), partition_by=partition_by
+        )
         return
     options: dict[str, str] = {}
     if fmt == "orc":

@@ -62,6 +62,27 @@ class TextFormat:
 HIVE_DEFAULT = TextFormat()
 
 
+def _separator(value: str | None, default: str) -> str:
+    """Hive's ``LazySerDeParameters.getByte``: a number is the byte of that value, else the first character."""
+    if not value:
+        return default
+    if value.lstrip("-").isdigit():
+        return chr(int(value) & 0xFF)
+    return value[0]
+
+
+def text_format(serde_params: dict[str, str]) -> TextFormat:
+    """The layout a table's serde parameters give (``LazySerDeParameters``): the field separator
+    (``field.delim``, else ``serialization.format``), the collection-item and map-key separators
+    (``colelction.delim``, ``mapkey.delim``), ``serialization.null.format``; Hive's defaults for the rest."""
+    separators = list(HIVE_DEFAULT.separators)
+    separators[0] = _separator(serde_params.get("field.delim") or serde_params.get("serialization.format"), separators[0])
+    separators[1] = _separator(serde_params.get("colelction.delim"), separators[1])
+    separators[2] = _separator(serde_params.get("mapkey.delim"), separators[2])
+    null = serde_params.get("serialization.null.format")
+    return TextFormat(tuple(separators), HIVE_DEFAULT.null_format if null is None else null)
+
+
 def _pattern(delim: str) -> str:
     """A Java regex matching ``delim`` literally (``split`` takes a regex)."""
     return "".join(c if c.isalnum() else f"\\x{{{ord(c):x}}}" for c in delim)

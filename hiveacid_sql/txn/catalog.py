@@ -524,23 +524,33 @@ def _load(conn: Connection, db: str, row: Any) -> TableDef:
         create_time=int(row["CREATE_TIME"]),
         view_original_text=row["VIEW_ORIGINAL_TEXT"],
         view_expanded_text=row["VIEW_EXPANDED_TEXT"],
+        serde_params=_serde_params(conn, row["SERDE_ID"]),
     )
 
 
-def _insert_serde(conn: Connection, serde_id: int, serde_lib: str) -> None:
+def _insert_serde(conn: Connection, serde_id: int, serde_lib: str, params: dict[str, str] | None = None) -> None:
+    """A serde row and its parameters (Hive's ``serialization.format``=1 when none are given)."""
     conn.execute(sa.insert(s.SERDES).values(SERDE_ID=serde_id, NAME=None, SLIB=serde_lib))
-    conn.execute(sa.insert(s.SERDE_PARAMS).values(SERDE_ID=serde_id, PARAM_KEY="serialization.format", PARAM_VALUE="1"))
+    rows = [{"SERDE_ID": serde_id, "PARAM_KEY": k, "PARAM_VALUE": v} for k, v in (params or {"serialization.format": "1"}).items()]
+    conn.execute(sa.insert(s.SERDE_PARAMS), rows)
+
+
+def _serde_params(conn: Connection, serde_id: int | None) -> dict[str, str]:
+    if serde_id is None:
+        return {}
+    sp = s.SERDE_PARAMS.c
+    return {k: v or "" for k, v in conn.execute(sa.select(sp.PARAM_KEY, sp.PARAM_VALUE).where(sp.SERDE_ID == serde_id)).all()}
 
 
 def _insert_sd(
     conn: Connection, sd_id: int, serde_id: int, cd_id: int, location: str | None, storage_format: str,
-    num_buckets: int, bucket_cols: Iterable[str], *, serde: bool = True,
+    num_buckets: int, bucket_cols: Iterable[str], *, serde: bool = True, serde_params: dict[str, str] | None = None,
 ) -> None:
     """A storage descriptor as Hive writes one (its serde first: SDS refers to it); a view's has no
     location and a serde without a library (``serde`` False), as Hive's ``CreateViewDesc`` leaves them."""
     input_format, output_format, serde_lib = STORAGE_CLASSES[storage_format]
     if serde:
-        _insert_serde(conn, serde_id, serde_lib)
+        _insert_serde(conn, serde_id, serde_lib, serde_params)
     else:
         conn.execute(sa.insert(s.SERDES).values(SERDE_ID=serde_id, NAME=None, SLIB=None))
     conn.execute(
@@ -564,7 +574,7 @@ def _insert_table(conn: Connection, db_id: int, td: TableDef) -> None:
     view = td.table_type == VIRTUAL_VIEW
     _insert_sd(
         conn, sd_id, serde_id, cd_id, None if view else td.location, "sequencefile" if view else td.storage_format,
-        td.num_buckets, td.bucket_cols, serde=not view,
+        td.num_buckets, td.bucket_cols, serde=not view, serde_params=td.serde_params,
     )
     conn.execute(
         sa.insert(s.TBLS).values(
@@ -611,10 +621,11 @@ def _insert_partitions(
         raise CatalogError(f"Cannot add partitions to a table stored as {storage_format}")
     now = int(time.time())
     location = (row["LOCATION"] or "").rstrip("/")
+    serde_params = _serde_params(conn, row["SERDE_ID"])  # a partition's serde is the table's, as Hive copies it
     for sd_id, serde_id, part in zip(sd_ids, serde_ids, parts, strict=True):
         _insert_sd(
             conn, sd_id, serde_id, row["CD_ID"], (locations or {}).get(part) or f"{location}/{part}", storage_format,
-            int(row["NUM_BUCKETS"] if row["NUM_BUCKETS"] is not None else -1), buckets,
+            int(row["NUM_BUCKETS"] if row["NUM_BUCKETS"] is not None else -1), buckets, serde_params=serde_params,
         )
     conn.execute(
         sa.insert(s.PARTITIONS),

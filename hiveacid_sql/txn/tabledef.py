@@ -59,6 +59,9 @@ class TableDef:
     #: ``VIEW_ORIGINAL_TEXT`` / ``VIEW_EXPANDED_TEXT``; None for tables
     view_original_text: str | None = None
     view_expanded_text: str | None = None
+    #: the serde's parameters (``SERDE_PARAMS``: ``field.delim``, ``serialization.null.format``, ..), which
+    #: ``ROW FORMAT DELIMITED`` / ``WITH SERDEPROPERTIES`` set; Hive's ``serialization.format``=1 when empty
+    serde_params: dict[str, str] = field(default_factory=dict)
 
     @property
     def qualified_name(self) -> str:
