@@ -168,7 +168,13 @@ def _read_named(
         if not tdef.is_transactional:
             if request is not None:
                 raise TimeTravelError(f"{request.kind} AS OF needs a transactional table; {tdef.qualified_name} is not one")
+            if tdef.is_view:
+                raise PlanError(f"read_table reads tables, not views: {tdef.qualified_name} is a view")
+            if tdef.is_partitioned:
+                raise PlanError(f"read_table does not read plain partitioned tables yet: {tdef.qualified_name}")
             return _read_plain(tdef.location, tdef.storage_format, cols, columns, filter, row_id)
+        if tdef.is_insert_only:
+            raise PlanError(f"read_table does not read insert-only tables yet: {tdef.qualified_name} (acid.sql reads it)")
         fs, path = filesystem_for(tdef.location)
         leases = ReadLeases(store.engine)
         # As every SELECT of the engine: the lease comes before the snapshot and the listing, so the cleaner
@@ -176,7 +182,8 @@ def _read_named(
         lease = leases.acquire([(db, tname)], seconds=READ_LEASE_SECONDS, host=socket.gethostname(),
                                agent="hiveacid-sql read_table")
         try:
-            current = store.snapshot([(db, tname)]).write_ids(db, tname)
+            snapshot = store.snapshot([(db, tname)])
+            current = snapshot.write_ids(db, tname)
             part_dirs = [p.name for p in store.catalog.list_partitions(db, tname)] if part_cols else [""]
             part_dirs = _prune(part_dirs, part_cols, filter)
             ids = current
@@ -185,7 +192,7 @@ def _read_named(
                 ids = as_of(current, request, tdef.qualified_name, commits)
                 created = store.catalog.partition_write_ids(db, tname) if part_cols else {}
                 part_dirs = version_part_dirs(fs, path, tdef.qualified_name, current, ids, part_dirs, created)
-            files = snapshot_files(fs, path, ids, part_dirs)
+            files = snapshot_files(fs, path, ids, part_dirs, txns=snapshot.txns)
             return _scan(fs, files, cols, part_cols, ids, columns, filter, row_id, threads)
         finally:
             leases.release(lease)

@@ -122,6 +122,8 @@ DELTA_NUM_THRESHOLD = "hive.compactor.delta.num.threshold"
 DELTA_PCT_THRESHOLD = "hive.compactor.delta.pct.threshold"
 ABORTED_TXN_THRESHOLD = "hive.compactor.abortedtxn.threshold"
 STRICT_CASTS = "hiveacid.strict.casts"
+CREATE_AS_ACID = "hive.create.as.acid"
+CREATE_AS_INSERT_ONLY = "hive.create.as.insert.only"
 
 REGISTRY: dict[str, Setting] = {
     s.key: s
@@ -146,6 +148,8 @@ REGISTRY: dict[str, Setting] = {
         Setting(DELTA_PCT_THRESHOLD, "0.1", _number, "delta/base size that triggers a major compaction"),
         Setting(ABORTED_TXN_THRESHOLD, "1000", _integer(0), "aborted transactions that trigger a compaction"),
         Setting(STRICT_CASTS, "false", boolean, "a value that does not fit its column fails the statement (not NULL)"),
+        Setting(CREATE_AS_ACID, "false", boolean, "CREATE TABLE without 'transactional' makes an ORC table full ACID"),
+        Setting(CREATE_AS_INSERT_ONLY, "false", boolean, "CREATE TABLE without 'transactional' makes it insert-only"),
     )
 }
 

@@ -89,14 +89,38 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield u
 
 
+_READY_STORES: list = []  # the run's ReadyStores, made when collection ends (at most one)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start bootstrapping the server templates the collected tests will use, while the first tests run."""
+    if session.config.option.collectonly:
+        return
+    backends = {
+        item.callspec.params["ready_url"]
+        for item in session.items
+        if hasattr(item, "callspec") and "ready_url" in item.callspec.params
+    }
+    if backends - {"sqlite"}:
+        from tests.support.stores import ReadyStores
+
+        _READY_STORES.append(ReadyStores())
+        _READY_STORES[0].prepare(sorted(backends))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    while _READY_STORES:
+        _READY_STORES.pop().close()
+
+
 @pytest.fixture(scope="session")
-def ready_stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+def ready_stores() -> Iterator:
     """One bootstrapped template store per backend for the whole run (``tests/support/stores.py``)."""
     from tests.support.stores import ReadyStores
 
-    stores = ReadyStores(tmp_path_factory.mktemp("ready-stores"))
-    yield stores
-    stores.close()
+    if not _READY_STORES:
+        _READY_STORES.append(ReadyStores())
+    yield _READY_STORES[0]
 
 
 @pytest.fixture(params=BACKENDS)

@@ -29,9 +29,11 @@ from collections.abc import Callable, Iterator
 from decimal import Context, Decimal
 from typing import Any, BinaryIO
 
+import pyarrow.fs as pafs
 import pyorc
 
 from hiveacid_sql.acid.hive_types import ACID_COLUMN_NAMES
+from hiveacid_sql.acid.listing import filesystem_for, is_uri
 from hiveacid_sql.errors import AcidFormatError
 
 __all__ = [
@@ -222,9 +224,26 @@ def list_orc_files(path: str | os.PathLike) -> list[str]:
     return sorted(found)
 
 
-def _is_orc(path: str) -> bool:
-    with open(path, "rb") as f:
-        return f.read(3) == _ORC_MAGIC
+def _remote_files(root: str) -> tuple[pafs.FileSystem, list[tuple[str, str]]] | None:
+    """For a location on another file system (``s3://bucket/t``, ``hdfs://..``): its file system and the
+    (path in it, URI to show) of the ORC files :func:`list_orc_files` would list. None for local paths."""
+    if not is_uri(root):
+        return None
+    fs, path = filesystem_for(root)
+    if isinstance(fs, pafs.LocalFileSystem):
+        return None
+    scheme = root.split(":", 1)[0]
+    info = fs.get_file_info(path)
+    if info.type == pafs.FileType.NotFound:
+        raise AcidFormatError(f"{root}: no such file or directory")
+    if info.type == pafs.FileType.File:
+        return fs, [(path, root)]
+    found = []
+    for entry in fs.get_file_info(pafs.FileSelector(path, recursive=True)):
+        parts = entry.path[len(path) :].strip("/").split("/")
+        if entry.type == pafs.FileType.File and not any(_hidden(part) for part in parts):
+            found.append((entry.path, f"{scheme}://{entry.path}"))
+    return fs, sorted(found)
 
 
 def dump_path(path: str | os.PathLike) -> Iterator[str]:
@@ -234,20 +253,24 @@ def dump_path(path: str | os.PathLike) -> Iterator[str]:
     "metadata": {...}}`` followed by one line per row (see :func:`dump_events`). Files under a directory
     are sorted by path; hidden files (``_orc_acid_version``, ``_metadata_acid``, ``.*``) and
     ``*_flush_length`` side files are skipped; a non-ORC file gets a header with an ``"error"`` instead of
-    rows. A missing path raises ``AcidFormatError``.
+    rows. A missing path raises ``AcidFormatError``. A URI of another file system (``s3://bucket/t``) is
+    read through ``pyarrow.fs``, its files named by URI.
     """
     root = os.fspath(path)
-    if not os.path.exists(root):
+    remote = _remote_files(root)
+    if remote is None and not os.path.exists(root):
         raise AcidFormatError(f"{root}: no such file or directory")
     dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-    for file in list_orc_files(root):
-        if not _is_orc(file):
-            yield dumps({"file": file, "error": "not an ORC file"})
-            continue
-        with open(file, "rb") as f:
-            reader = _reader(f, file)
+    fs, files = remote if remote is not None else (None, [(f, f) for f in list_orc_files(root)])
+    for file, where in files:
+        with open(file, "rb") if fs is None else fs.open_input_file(file) as f:
+            if f.read(3) != _ORC_MAGIC:
+                yield dumps({"file": where, "error": "not an ORC file"})
+                continue
+            f.seek(0)
+            reader = _reader(f, where)
             header = {
-                "file": file,
+                "file": where,
                 "acid": is_acid_schema(reader.schema),
                 "rows": len(reader),
                 "stripes": reader.num_of_stripes,
@@ -256,6 +279,7 @@ def dump_path(path: str | os.PathLike) -> Iterator[str]:
                     k: bytes(v).decode("utf-8", errors="replace") for k, v in reader.user_metadata.items()
                 },
             }
-        yield dumps(header)
-        for row in dump_events(file):
-            yield dumps(row)
+            yield dumps(header)
+            f.seek(0)
+            for row in dump_events(f):
+                yield dumps(row)

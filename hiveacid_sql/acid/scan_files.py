@@ -29,7 +29,7 @@ from hiveacid_sql.acid.listing import list_acid_dir
 from hiveacid_sql.acid.names import parse_bucket_file, parse_original_file
 from hiveacid_sql.acid.orc_footer import OrcFooter
 from hiveacid_sql.acid.state import AcidState, get_acid_state
-from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.acid.writeids import ValidTxnList, ValidWriteIdList
 from hiveacid_sql.errors import AcidFormatError
 
 #: The five key columns of an ACID event file, in order (the sixth is the ``row`` struct).
@@ -90,14 +90,18 @@ def dir_files(
     buckets: frozenset[int] | None = None,
     *,
     insert_only: bool = False,
+    txns: ValidTxnList | None = None,
 ) -> DirFiles:
     """List one ACID directory and choose the snapshot's files (no data read yet).
 
     ``buckets`` (bucket pruning) keeps only the ``bucket_N`` files (and originals) of those bucket ids;
-    ``insert_only``: an insert-only table's directory (plain files, possibly in sub-directories).
+    ``insert_only``: an insert-only table's directory (plain files, possibly in sub-directories); ``txns``:
+    the reader's transaction list, which Hive 4 ``_vT`` directories must be visible in.
     """
     root = join_path(location, part_dir) if part_dir else location
-    state = get_acid_state(without_unfinished_publish(list_acid_dir(fs, root)), write_ids, nested_files=insert_only)
+    state = get_acid_state(
+        without_unfinished_publish(list_acid_dir(fs, root)), write_ids, nested_files=insert_only, txns=txns
+    )
     data: list[str] = []
     if state.base is not None:
         data += [join_path(root, f.path) for f in state.base_files]
@@ -119,9 +123,12 @@ def snapshot_files(
     buckets: frozenset[int] | None = None,
     *,
     insert_only: bool = False,
+    txns: ValidTxnList | None = None,
 ) -> ScanFiles:
     """The snapshot's files of the table (``part_dirs`` = the partitions to read, already pruned)."""
-    return ScanFiles(tuple(dir_files(fs, location, write_ids, d, buckets, insert_only=insert_only) for d in part_dirs))
+    return ScanFiles(
+        tuple(dir_files(fs, location, write_ids, d, buckets, insert_only=insert_only, txns=txns) for d in part_dirs)
+    )
 
 
 @functools.lru_cache(maxsize=256)

@@ -29,7 +29,7 @@ from hiveacid_sql.acid.names import (
     parse_dir_name,
     parse_original_file,
 )
-from hiveacid_sql.acid.writeids import RangeResponse, ValidWriteIdList
+from hiveacid_sql.acid.writeids import RangeResponse, ValidTxnList, ValidWriteIdList
 from hiveacid_sql.errors import AcidFormatError, NotEnoughHistoryError
 
 
@@ -151,11 +151,21 @@ def _is_valid_base(base: ParsedBase, entry: DirEntry, write_ids: ValidWriteIdLis
     return write_ids.is_valid_base(base.write_id)
 
 
-def get_acid_state(listing: TableListing, write_ids: ValidWriteIdList, *, nested_files: bool = False) -> AcidState:
+def get_acid_state(
+    listing: TableListing,
+    write_ids: ValidWriteIdList,
+    *,
+    nested_files: bool = False,
+    txns: ValidTxnList | None = None,
+) -> AcidState:
     """Choose base, deltas, delete deltas and originals for ``write_ids`` (``AcidUtils.getAcidState``).
 
     ``nested_files``: the table is insert-only, whose base/delta directories may hold files in
-    sub-directories (read too) instead of the flat ``bucket_N`` files of a full-ACID table.
+    sub-directories (read too) instead of the flat ``bucket_N`` files of a full-ACID table. ``txns``: the
+    reader's transaction list; a Hive 4 ``base_N_vT`` / ``delta_.._vT`` directory then counts only once its
+    visibility transaction ``T`` is committed in it (Hive 4 ``isDirUsable``: a compaction still running, or
+    one that failed, wrote it), and one of an aborted ``T`` is garbage. Without ``txns`` (a bare directory,
+    no store) every ``_v`` directory is usable, as in Trino.
 
     Raises :class:`NotEnoughHistoryError` (Hive error 10327) when bases exist, none is usable and the oldest one
     is a compacted base: the history it erased is needed by this snapshot.
@@ -174,6 +184,11 @@ def get_acid_state(listing: TableListing, write_ids: ValidWriteIdList, *, nested
         if parsed is None:
             original_dirs.append(entry)
             continue
+        visibility = parsed.visibility_txn_id
+        if txns is not None and visibility > 0 and not txns.is_txn_valid(visibility):
+            if txns.is_txn_aborted(visibility):
+                aborted.append(entry.name)
+            continue  # isDirUsable: not (yet) visible to this reader
         entries[entry.name] = entry
         if isinstance(parsed, ParsedBase):
             bases.append((parsed, entry))

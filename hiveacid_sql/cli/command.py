@@ -15,6 +15,7 @@ from pathlib import Path
 from hiveacid_sql.cli.runner import OutputSettings, Runner
 from hiveacid_sql.cli.variables import parse_assignment
 from hiveacid_sql.errors import HiveAcidError
+from hiveacid_sql.exec.session import master_of
 
 
 class UsageError(HiveAcidError):
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
         quiet_pyspark_error_logs(verbose=args.verbose)
         if args.verbose:
-            print(f"Connected: Spark {acid.spark.version}, master {acid.spark.sparkContext.master}, "
+            print(f"Connected: Spark {acid.spark.version}, master {master_of(acid.spark)}, "
                   f"warehouse {acid.warehouse}, store {_hide_password(acid.store.url)}", file=sys.stderr)
         for key, value in plan["hiveconf"].items():
             acid.settings.set(key, value)  # checked as SET checks it

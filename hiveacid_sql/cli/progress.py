@@ -12,6 +12,8 @@ import threading
 import time
 from typing import Any, TextIO
 
+from hiveacid_sql.exec.session import is_connect
+
 WIDTH = 80
 FIRST_DELAY_S = 0.5
 INTERVAL_S = 0.2
@@ -51,7 +53,8 @@ class ProgressBar:
         self._drawn = 0
 
     def __enter__(self) -> ProgressBar:
-        if self._enabled:
+        # Spark Connect has no status tracker in this process (no driver JVM): no bar, quietly.
+        if self._enabled and not is_connect(self._spark):
             self._thread = threading.Thread(target=self._run, name="hiveacid-progress", daemon=True)
             self._thread.start()
         return self

@@ -27,6 +27,7 @@ from hiveacid_sql.cli.progress import ProgressBar
 from hiveacid_sql.cli.script import ScriptStatement, positioned, split_script, statements_of
 from hiveacid_sql.cli.variables import Variables
 from hiveacid_sql.errors import HiveAcidError, SqlError
+from hiveacid_sql.exec.session import cancel_all_jobs
 from hiveacid_sql.results import DmlResult
 from hiveacid_sql.sql.parse import Statement, parse
 from hiveacid_sql.sql.tree import is_query
@@ -134,7 +135,7 @@ class Runner:
                 try:
                     succeeded = self.run_statement(f"<stdin>#{number}" if tty else "<stdin>", statement)
                 except KeyboardInterrupt:
-                    self.acid.spark.sparkContext.cancelAllJobs()
+                    cancel_all_jobs(self.acid.spark)
                     self.err.write("\nCancelled\n")
                     succeeded = False
                 if not succeeded:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from hiveacid_sql.acid.listing import filesystem_for, is_uri
 from hiveacid_sql.engine.session import Session
 from hiveacid_sql.errors import HiveAcidError
+from hiveacid_sql.exec.executors import check_executors
 from hiveacid_sql.exec.session import active_session as active_session
 from hiveacid_sql.exec.session import local_session
 from hiveacid_sql.exec.session import quiet_pyspark_error_logs as quiet_pyspark_error_logs
@@ -32,20 +33,18 @@ def connect(
     for a session this call starts (``connect(**{"spark.sql.shuffle.partitions": "4"})``, or
     ``spark_conf={...}``); ``master`` picks the Spark master (default ``local[*]``); ``verbose=True`` keeps
     Spark's own logging and start-up messages.
+
+    The executors' Python is asked once per Spark application whether it can run the writer tasks
+    (:func:`~hiveacid_sql.exec.executors.check_executors`); when it cannot, this raises one line saying how to
+    ship the environment, and nothing is created.
     """
     if warehouse is None:
         warehouse = Path.cwd() / "warehouse"
     warehouse_uri = str(warehouse)
     if not is_uri(warehouse_uri):
         warehouse_uri = str(Path(warehouse_uri).expanduser().resolve())
-    fs, path = filesystem_for(warehouse_uri)
-    fs.create_dir(path, recursive=True)
-    if store_url is None:
-        if is_uri(warehouse_uri) and not warehouse_uri.startswith("file:"):
-            raise HiveAcidError("a warehouse that is not on the local disk needs an explicit store_url")
-        store_dir = Path(path) / ".hiveacid"
-        store_dir.mkdir(parents=True, exist_ok=True)
-        store_url = f"sqlite:///{store_dir / 'txn.db'}"
+    if store_url is None and is_uri(warehouse_uri) and not warehouse_uri.startswith("file:"):
+        raise HiveAcidError("a warehouse that is not on the local disk needs an explicit store_url")
     master = str(conf.pop("master", "local[*]"))
     verbose = bool(conf.pop("verbose", False))
     spark_conf = {k: str(v) for k, v in (conf.pop("spark_conf", None) or {}).items()}
@@ -53,6 +52,18 @@ def connect(
     owns = spark is None
     if spark is None:
         spark = local_session(spark_conf, master=master, verbose=verbose)
+    try:
+        check_executors(spark)  # before anything is created: a cluster that cannot write fails here, in one line
+    except HiveAcidError:
+        if owns:
+            spark.stop()
+        raise
+    fs, path = filesystem_for(warehouse_uri)
+    fs.create_dir(path, recursive=True)
+    if store_url is None:
+        store_dir = Path(path) / ".hiveacid"
+        store_dir.mkdir(parents=True, exist_ok=True)
+        store_url = f"sqlite:///{store_dir / 'txn.db'}"
     store = TxnStore(store_url, default_db_location=warehouse_uri)
     return Session(spark, warehouse_uri, store, owns_spark=owns)
 

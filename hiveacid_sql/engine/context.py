@@ -159,6 +159,19 @@ class StatementContext:
         self.lease_ids: list[int] = []  # leases of the DataFrames this connection returned
         self.run_tree = run_tree
         self.compactor_thread: CompactorThread | None = None  # when hive.compactor.* settings ask for one
+        # The DataFrames of the running ``acid.sql(.., name=df)`` call, by the temporary view naming each
+        # (:func:`~hiveacid_sql.exec.sources.formatted_sources`): the binder reads the frames, not the views.
+        self.source_frames: dict[str, DataFrame] = {}
+
+    @contextmanager
+    def reading(self, frames: dict[str, DataFrame]) -> Iterator[None]:
+        """While the block runs, statements read ``frames`` (an ``acid.sql`` call's DataFrame arguments by
+        their views' names) as frames (nested calls see the outer ones too)."""
+        outer, self.source_frames = self.source_frames, {**self.source_frames, **frames}
+        try:
+            yield
+        finally:
+            self.source_frames = outer
 
     def restart_compactor(self) -> None:
         """Start, restart or stop the compactor thread to match the ``hive.compactor.*`` settings."""
@@ -187,7 +200,7 @@ class StatementContext:
         ids, the write history for time travel); use it in ``with`` so its views are dropped."""
         return Binder(
             self.spark, snapshot, self.current_db, self.catalog.list_partitions,
-            self.catalog.partition_write_ids, self.store.table_history,
+            self.catalog.partition_write_ids, self.store.table_history, self.source_frames,
         )
 
     def resolve_location(self, location: str) -> str:

@@ -13,6 +13,7 @@ import getpass
 import time
 from typing import TYPE_CHECKING
 
+import pyarrow.fs as pafs
 from sqlglot import exp
 
 from hiveacid_sql.acid.hive_types import parse_hive_type
@@ -20,9 +21,11 @@ from hiveacid_sql.acid.listing import discover_partitions, filesystem_for, list_
 from hiveacid_sql.errors import CatalogError, PlanError, UnsupportedStatementError
 from hiveacid_sql.exec.pruning import prune_partitions
 from hiveacid_sql.exec.routing import partition_dir_of
+from hiveacid_sql.exec.textfile import check_columns as check_text_columns
 from hiveacid_sql.plan.partition_spec import spec_filter, static_spec
 from hiveacid_sql.plan.types import hive_type_of
-from hiveacid_sql.settings import DEFAULT_FILEFORMAT
+from hiveacid_sql.settings import CREATE_AS_ACID, CREATE_AS_INSERT_ONLY, DEFAULT_FILEFORMAT
+from hiveacid_sql.sql import nodes
 from hiveacid_sql.sql.parse import parse_one
 from hiveacid_sql.sql.tree import literal_text, table_names, where_is
 from hiveacid_sql.txn import Column, TableDef
@@ -89,6 +92,9 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
     bucket_cols: tuple[str, ...] = ()
     num_buckets = -1
     sorted_by = False
+    serde_params: dict[str, str] = {}
+    row_format = False
+    transactional_keyword = False
     for prop in (properties.expressions if (properties := tree.args.get("properties")) else []):
         if isinstance(prop, exp.FileFormatProperty):
             fmt = (prop.name or literal_text(prop.this) or "").upper()
@@ -111,6 +117,13 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
             bucket_cols = tuple(c.name.lower() for c in prop.expressions)
             num_buckets = int(prop.args["buckets"].name)
             sorted_by = bool(prop.args.get("sorted_by"))
+        elif isinstance(prop, exp.RowFormatDelimitedProperty | exp.RowFormatSerdeProperty):
+            serde_params.update(_row_format(prop, f"{db}.{name}"))
+            row_format = True
+        elif isinstance(prop, exp.SerdeProperties | exp.StorageHandlerProperty | exp.RowFormatProperty):
+            raise UnsupportedStatementError(f"{prop.sql(dialect='hiveacid')} is not supported")
+        elif isinstance(prop, nodes.TransactionalProperty):
+            transactional_keyword = True
         elif isinstance(prop, exp.Property):
             params[(literal_text(prop.this) or "").lower() or prop.name] = literal_text(prop.args.get("value")) or ""
         elif isinstance(prop, exp.TemporaryProperty):
@@ -124,6 +137,7 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         partition_keys = partition_keys or source.partition_keys
         bucket_cols, num_buckets = (bucket_cols, num_buckets) if bucket_cols else (source.bucket_cols, source.num_buckets)
         storage = storage or source.storage_format
+        serde_params = serde_params or dict(source.serde_params)
         params = {**{k: v for k, v in source.params.items() if k in ("transactional", "transactional_properties")}, **params}
     query = tree.expression
     if query is not None and not columns:
@@ -132,11 +146,19 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
     if not columns:
         raise PlanError(f"{where_is(table_node)}CREATE TABLE {db}.{name} needs at least one column")
     storage = storage or ctx.settings.value(DEFAULT_FILEFORMAT)
+    if not external and "transactional" not in params:
+        params.update(_default_transactional(ctx, storage, sorted_by, transactional_keyword, params))
     insert_only = params.get("transactional_properties", "").lower() == "insert_only"
     if params.get("transactional") == "true" and storage != "orc" and not insert_only:
         # Hive's TransactionalValidationListener refuses this; say so before anything is created.
         raise CatalogError(f"The table must be stored using an ACID compliant format (such as ORC): {db}.{name}")
     _check_layout(f"{db}.{name}", params, storage, columns, partition_keys, bucket_cols, sorted_by)
+    if row_format and storage != "textfile":
+        raise UnsupportedStatementError(
+            f"ROW FORMAT is honoured for TEXTFILE tables only ({db}.{name} is stored as {storage.upper()})"
+        )
+    if storage == "textfile":
+        check_text_columns([(c.name, parse_hive_type(c.type)) for c in columns])  # LazySimpleSerDe's nesting
     adopting = location is not None
     location = table_location(ctx, db, name) if location is None else ctx.resolve_location(location)
     if bucket_cols and adopting and "bucketing_version" not in params:
@@ -155,6 +177,7 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         comment=comment,
         owner=getpass.getuser(),
         create_time=int(time.time()),
+        serde_params=serde_params,
     )
     created = ctx.catalog.create_table(tdef, if_not_exists=bool(tree.args.get("exists")))
     if not created:
@@ -166,6 +189,81 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         _adopt_existing_data(ctx, tdef, fs, path)
     if query is not None:
         ctx.run_tree(exp.Insert(this=exp.Table(this=exp.to_identifier(name), db=exp.to_identifier(db)), expression=query))
+
+
+#: ``ROW FORMAT DELIMITED`` clause -> the LazySimpleSerDe parameter Hive stores it as (Hive's own spelling,
+#: ``colelction.delim`` included: ``serdeConstants.COLLECTION_DELIM``).
+_DELIMITED = {
+    "fields": ("field.delim", "serialization.format"),
+    "collection_items": ("colelction.delim",),
+    "map_keys": ("mapkey.delim",),
+    "lines": ("line.delim",),
+    "null": ("serialization.null.format",),
+}
+#: The SERDE_PARAMS our TEXTFILE reader and writer honour.
+_HONOURED_SERDE_PARAMS = frozenset(
+    {"field.delim", "serialization.format", "serialization.null.format", "line.delim", "colelction.delim", "mapkey.delim"}
+)
+_LAZY_SIMPLE_SERDE = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
+
+
+def _row_format(prop: exp.Expr, qualified: str) -> dict[str, str]:
+    """The serde parameters of ``ROW FORMAT DELIMITED ..`` or ``ROW FORMAT SERDE 'LazySimpleSerDe' WITH
+    SERDEPROPERTIES (..)``; a clause we do not honour is an error, never dropped."""
+    out: dict[str, str] = {}
+    if isinstance(prop, exp.RowFormatSerdeProperty):
+        serde = literal_text(prop.this) or ""
+        if serde != _LAZY_SIMPLE_SERDE:
+            raise UnsupportedStatementError(
+                f"ROW FORMAT SERDE '{serde}' is not supported ({qualified}): TEXTFILE tables use {_LAZY_SIMPLE_SERDE}"
+            )
+        props = prop.args.get("serde_properties")
+        for item in props.expressions if props is not None else []:
+            key = (literal_text(item.this) or "").lower()
+            if key not in _HONOURED_SERDE_PARAMS:
+                raise UnsupportedStatementError(f"SERDEPROPERTIES '{key}' is not supported ({qualified})")
+            out[key] = literal_text(item.args.get("value")) or ""
+    else:
+        if prop.args.get("escaped") is not None:
+            raise UnsupportedStatementError(f"ROW FORMAT DELIMITED ESCAPED BY is not supported yet ({qualified})")
+        for arg, keys in _DELIMITED.items():
+            value = prop.args.get(arg)
+            if value is None:
+                continue
+            text = literal_text(value) or ""
+            if arg == "lines" and text != "\n":
+                raise UnsupportedStatementError("LINES TERMINATED BY only supports newline '\\n' right now")
+            for key in keys:
+                out[key] = text
+    if "line.delim" in out:
+        out["line.delim"] = "\n"
+    delim = out.get("field.delim")
+    if delim is not None and len(delim) != 1 and not delim.isdigit():
+        raise UnsupportedStatementError(
+            f"FIELDS TERMINATED BY '{delim}' is not supported ({qualified}): LazySimpleSerDe separates fields by one character"
+        )
+    return out
+def _default_transactional(
+    ctx: StatementContext, storage: str, sorted_by: bool, keyword: bool, params: dict[str, str]
+) -> dict[str, str]:
+    """The ACID properties a managed table gets without 'transactional' in its TBLPROPERTIES.
+
+    Hive 4's ``CREATE TRANSACTIONAL TABLE``: full ACID when the format can be (ORC, not sorted), insert-only
+    otherwise. Hive 3.1's ``SemanticAnalyzer.addDefaultProperties``: ``hive.create.as.insert.only`` makes
+    the table insert-only, ``hive.create.as.acid`` makes an unsorted ORC table full ACID (winning over
+    insert-only), anything else stays plain. A 'transactional_properties' the statement gives is kept."""
+    full = storage == "orc" and not sorted_by
+    kind = None
+    if keyword:
+        kind = "default" if full else "insert_only"
+    else:
+        if ctx.settings.value(CREATE_AS_INSERT_ONLY):
+            kind = "insert_only"
+        if ctx.settings.value(CREATE_AS_ACID) and full:
+            kind = "default"
+    if kind is None:
+        return {}
+    return {"transactional": "true", "transactional_properties": params.get("transactional_properties") or kind}
 
 
 def _partition_columns(prop: exp.PartitionedByProperty) -> tuple[Column, ...]:
@@ -204,10 +302,6 @@ def _check_layout(
             f"CLUSTERED BY is supported on transactional tables only ({qualified} is plain): "
             "Spark's bucketing of plain tables is not Hive's"
         )
-    if partition_keys and not acid:
-        raise UnsupportedStatementError(
-            f"PARTITIONED BY is supported on transactional tables only ({qualified} is plain)"
-        )
 
 
 def _adopt_existing_data(ctx: StatementContext, table: TableDef, fs, path: str) -> None:
@@ -242,11 +336,17 @@ def create_database(ctx: StatementContext, tree: exp.Create) -> None:
 
 def drop(ctx: StatementContext, tree: exp.Drop) -> None:
     kind = (tree.args.get("kind") or "").upper()
-    if kind == "TABLE":
+    if kind in ("TABLE", "VIEW"):
         for node in tree.args.get("tables") or [tree.this]:
             db, name = table_names(node, ctx.current_db)
+            exists = ctx.catalog.table_exists(db, name)
+            if exists:
+                found = ctx.catalog.get_table(db, name)
+                if found.is_view != (kind == "VIEW") and tree.args.get("exists"):
+                    continue  # Hive: DROP TABLE IF EXISTS of a view (and DROP VIEW IF EXISTS of a table) does nothing
+                _check_drop_kind(found, kind)
             dropped = ctx.catalog.drop_table(db, name, if_exists=bool(tree.args.get("exists")))
-            if dropped is not None and dropped.table_type != "EXTERNAL_TABLE":
+            if dropped is not None and not dropped.is_view and dropped.table_type != "EXTERNAL_TABLE" and dropped.location:
                 fs, path = filesystem_for(dropped.location)
                 with contextlib.suppress(FileNotFoundError, OSError):
                     fs.delete_dir(path)
@@ -257,8 +357,10 @@ def drop(ctx: StatementContext, tree: exp.Drop) -> None:
             if name == "default":
                 raise CatalogError("Can not drop default database")
             if ctx.catalog.database_exists(name) and bool(tree.args.get("cascade")):
+                views = set(ctx.catalog.list_tables(name, table_type="VIRTUAL_VIEW"))
                 for table in ctx.catalog.list_tables(name):
-                    ctx.run_tree(parse_one(f"DROP TABLE `{name}`.`{table}`").tree)
+                    what = "VIEW" if table in views else "TABLE"
+                    ctx.run_tree(parse_one(f"DROP {what} `{name}`.`{table}`").tree)
             info = ctx.catalog.get_database(name) if ctx.catalog.database_exists(name) else None
             ctx.catalog.drop_database(name, if_exists=bool(tree.args.get("exists")), cascade=bool(tree.args.get("cascade")))
             if info is not None:
@@ -271,15 +373,32 @@ def drop(ctx: StatementContext, tree: exp.Drop) -> None:
     raise UnsupportedStatementError(f"DROP {kind} is not supported")
 
 
+def _check_drop_kind(table: TableDef, kind: str) -> None:
+    if table.is_view and kind != "VIEW":
+        raise CatalogError("Cannot drop a view with DROP TABLE")
+    if not table.is_view and kind == "VIEW":
+        raise CatalogError("Cannot drop a base table with DROP VIEW")
+
+
 def alter_table(ctx: StatementContext, tree: exp.Alter) -> None:
+    """ALTER TABLE (and ALTER VIEW's SET/UNSET TBLPROPERTIES and RENAME TO)."""
     table = ctx.planner.resolve(tree.this)
+    kind = (tree.args.get("kind") or "TABLE").upper()
+    if table.is_view and kind != "VIEW":
+        raise CatalogError("To alter a view you need to use the ALTER VIEW command. (Hive error 10131)")
+    if not table.is_view and kind == "VIEW":
+        raise CatalogError("To alter a base table you need to use the ALTER TABLE command. (Hive error 10132)")
     for action in tree.args.get("actions") or []:
+        if table.is_view and not isinstance(action, exp.AlterRename | exp.AlterSet) and type(action).__name__ != "UnsetProperties":
+            raise CatalogError("Cannot use this form of ALTER on a view (Hive error 10133)")
         if isinstance(action, (exp.Schema, exp.ColumnDef)):
             cols = _columns(action if isinstance(action, exp.Schema) else exp.Schema(expressions=[action]))
             existing = {c.name for c in table.columns}
             for col in cols:
                 if col.name in existing:
                     raise PlanError(f"Duplicate column name: {col.name}")
+            if table.storage_format == "textfile":
+                check_text_columns([(c.name, parse_hive_type(c.type)) for c in cols])
             ctx.catalog.add_columns(table.db, table.name, list(cols))
         elif isinstance(action, exp.AlterRename):
             new_db, new_name = table_names(action.this, table.db)
@@ -287,8 +406,8 @@ def alter_table(ctx: StatementContext, tree: exp.Alter) -> None:
             default_location = table_location(ctx, table.db, table.name)
             if table.table_type != "EXTERNAL_TABLE" and table.location.rstrip("/") == default_location.rstrip("/"):
                 new_location = table_location(ctx, new_db, new_name)
-            ctx.catalog.rename_table(table.db, table.name, new_db, new_name, new_location)
-            if new_location != table.location:
+            ctx.catalog.rename_table(table.db, table.name, new_db, new_name, None if table.is_view else new_location)
+            if new_location != table.location and not table.is_view:
                 fs, old_path = filesystem_for(table.location)
                 _, new_path = filesystem_for(new_location)
                 with contextlib.suppress(FileNotFoundError):
@@ -312,13 +431,21 @@ def alter_table(ctx: StatementContext, tree: exp.Alter) -> None:
 
 def add_partition(ctx: StatementContext, table: TableDef, action: exp.AddPartition) -> None:
     """ALTER TABLE ADD [IF NOT EXISTS] PARTITION (...): registered and its directory created, as Hive does."""
-    if action.args.get("location"):
-        raise UnsupportedStatementError("ADD PARTITION ... LOCATION is not supported: partitions live under the table")
+    location = literal_text(action.args["location"]) if action.args.get("location") else None
+    if location is not None and table.is_transactional:
+        raise UnsupportedStatementError(
+            "ADD PARTITION ... LOCATION is not supported for transactional tables: their partitions live under the table"
+        )
+    if not table.is_partitioned:
+        raise PlanError(f"Table {table.qualified_name} is not a partitioned table")
     name = partition_dir_of(ctx.spark, table, static_spec(table, action.this))
-    added = ctx.catalog.add_partitions(table.db, table.name, [name], if_not_exists=bool(action.args.get("exists")))
+    location = ctx.resolve_location(location) if location else f"{table.location.rstrip('/')}/{name}"
+    added = ctx.catalog.add_partitions(
+        table.db, table.name, [name], if_not_exists=bool(action.args.get("exists")), locations={name: location}
+    )
     if added:
-        fs, path = filesystem_for(table.location)
-        fs.create_dir(f"{path.rstrip('/')}/{name}", recursive=True)
+        fs, path = filesystem_for(location)
+        fs.create_dir(path, recursive=True)
 
 
 def drop_partitions(ctx: StatementContext, table: TableDef, action: exp.DropPartition) -> None:
@@ -331,12 +458,13 @@ def drop_partitions(ctx: StatementContext, table: TableDef, action: exp.DropPart
         if not matching and not action.args.get("exists"):
             raise PlanError(f"{where_is(spec)}No partition matches {spec.sql(dialect='hiveacid')} in {table.qualified_name}")
         names += matching
+    locations = {p.name: p.location for p in ctx.catalog.list_partitions(table.db, table.name)}
     dropped = ctx.catalog.drop_partitions(table.db, table.name, names)
     if table.table_type != "EXTERNAL_TABLE":
-        fs, path = filesystem_for(table.location)
         for name in dropped:
+            fs, path = filesystem_for(locations.get(name) or f"{table.location.rstrip('/')}/{name}")
             with contextlib.suppress(FileNotFoundError, OSError):
-                fs.delete_dir(f"{path.rstrip('/')}/{name}")
+                fs.delete_dir(path)
 
 
 def show_partitions(ctx: StatementContext, table: TableDef, spec: exp.Partition | None) -> DataFrame:
@@ -346,3 +474,35 @@ def show_partitions(ctx: StatementContext, table: TableDef, spec: exp.Partition 
     partitions = ctx.catalog.list_partitions(table.db, table.name)
     names = prune_partitions(ctx.spark, table, partitions, spec_filter(table, spec) if spec is not None else None)
     return ctx.spark.createDataFrame([(n,) for n in names], "partition string")
+
+
+def msck_repair(ctx: StatementContext, table: TableDef, mode: str) -> DataFrame:
+    """MSCK [REPAIR] TABLE t [ADD|DROP|SYNC PARTITIONS]: the catalog's partitions made to agree with the
+    ``k=v`` directories under the table, as Hive's ``Msck`` does. ADD (the default) registers directories
+    written by others; DROP forgets partitions whose directory is gone (their data is not touched); SYNC
+    both. Returns Hive's messages: ``Partitions not in metastore:`` / ``Partitions missing from filesystem:``
+    and the ``Repair: Added partition to metastore ..`` lines."""
+    if not table.is_partitioned:
+        raise PlanError(f"Table {table.qualified_name} is not a partitioned table")
+    fs, path = filesystem_for(table.location)
+    on_disk = set(discover_partitions(fs, path, [k.name for k in table.partition_keys]))
+    known = {p.name: p for p in ctx.catalog.list_partitions(table.db, table.name)}
+    not_in_catalog = sorted(on_disk - set(known))
+    missing: list[str] = []
+    for name, part in sorted(known.items()):
+        location = part.location or f"{table.location.rstrip('/')}/{name}"
+        part_fs, part_path = filesystem_for(location)
+        if part_fs.get_file_info(part_path).type != pafs.FileType.Directory:
+            missing.append(name)
+    lines: list[str] = []
+    if not_in_catalog:
+        lines.append("Partitions not in metastore:\t" + "\t".join(f"{table.name}:{n}" for n in not_in_catalog))
+    if missing:
+        lines.append("Partitions missing from filesystem:\t" + "\t".join(f"{table.name}:{n}" for n in missing))
+    if mode in ("ADD", "SYNC") and not_in_catalog:
+        for name in ctx.catalog.add_partitions(table.db, table.name, not_in_catalog, if_not_exists=True):
+            lines.append(f"Repair: Added partition to metastore {table.name}:{name}")
+    if mode in ("DROP", "SYNC") and missing:
+        for name in ctx.catalog.drop_partitions(table.db, table.name, missing):
+            lines.append(f"Repair: Dropped partition from metastore {table.qualified_name}:{name}")
+    return ctx.spark.createDataFrame([(line,) for line in lines], "result string")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from hiveacid_sql.errors import UnsupportedStatementError
 from hiveacid_sql.exec.binder import acid_files, write_id_list
-from hiveacid_sql.exec.pruning import pruned_buckets
+from hiveacid_sql.exec.pruning import prune_partitions, pruned_buckets
 from hiveacid_sql.exec.routing import static_part_dir
 from hiveacid_sql.exec.scan import ScanFiles
 from hiveacid_sql.plan.model import BoundTables, Plan
@@ -35,7 +35,11 @@ def explain_lines(ctx: StatementContext, plan: Plan, *, extended: bool = False) 
     reads = plan.reads
     for table in tables.values():
         if not table.is_transactional:
+            if table.qualified_name not in {t.qualified_name for t in reads.tables}:
+                continue  # an INSERT target: nothing of it is read
             lines.append(f"Read {table.qualified_name} (plain {table.storage_format} table) at {table.location}")
+            if table.is_partitioned:
+                lines += _plain_partition_lines(ctx, table, reads.pruning.get(table.qualified_name))
             continue
         if table.qualified_name not in {t.qualified_name for t in reads.tables}:
             continue  # an INSERT target: nothing of it is read
@@ -74,13 +78,20 @@ def explain_lines(ctx: StatementContext, plan: Plan, *, extended: bool = False) 
     return lines
 
 
+def _plain_partition_lines(ctx: StatementContext, table: TableDef, pruning: TablePruning | None) -> list[str]:
+    """The partitions a plain partitioned table's read keeps after pruning."""
+    partitions = ctx.catalog.list_partitions(table.db, table.name)
+    predicate = pruning.partition_filter if pruning else None
+    kept = prune_partitions(ctx.spark, table, partitions, predicate)
+    how = f" (pruned by {predicate.sql(dialect='hiveacid')})" if predicate is not None else ""
+    return [f"  partitions read: {len(kept)} of {len(partitions)}{how}", *[f"    {name}" for name in kept]]
+
+
 def _target_partitions_read(ctx: StatementContext, target: TableDef, reads: BoundTables) -> list[str]:
     """The target's partitions the statement reads (all of them unless its predicate prunes some)."""
     partitions = ctx.catalog.list_partitions(target.db, target.name)
     read = reads.target_pruning
     if read is not None and read.partition_filter is not None:
-        from hiveacid_sql.exec.pruning import prune_partitions
-
         return prune_partitions(ctx.spark, target, partitions, read.partition_filter)
     return [p.name for p in partitions]
 

@@ -31,7 +31,9 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 #: Statements Hive refuses inside a multi-statement transaction (DDL, and ending other transactions).
-_NOT_IN_TRANSACTION = (exp.Create, exp.Drop, exp.Alter, exp.TruncateTable, nodes.AbortTransactions, nodes.Compact)
+_NOT_IN_TRANSACTION = (
+    exp.Create, exp.Drop, exp.Alter, exp.TruncateTable, nodes.AbortTransactions, nodes.Compact, nodes.Msck,
+)
 
 
 class Session(TableApi):
@@ -65,7 +67,8 @@ class Session(TableApi):
         change (:mod:`~hiveacid_sql.exec.dryrun`). ``kwargs`` fill ``{name}`` fields as ``spark.sql`` does."""
         self._check_open()
         result: statements.Result | None = None
-        with formatted_sources(self.spark, text, kwargs) as formatted, quiet_spark_errors():
+        sources = formatted_sources(self.spark, text, kwargs)
+        with sources as (formatted, frames), quiet_spark_errors(), self.ctx.reading(frames):
             for statement in parse(formatted):
                 result = self.run_statement(statement, dry_run=dry_run)
         return result

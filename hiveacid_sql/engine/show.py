@@ -59,7 +59,7 @@ def describe(ctx: StatementContext, table: TableDef, style: str | None) -> DataF
             ("Table:", table.name, ""),
             ("Owner:", table.owner or "", ""),
             ("CreateTime:", time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(table.create_time or 0)), ""),
-            ("Location:", table.location, ""),
+            *([] if table.is_view else [("Location:", table.location, "")]),
             ("Table Type:", table.table_type, ""),
             ("Table Parameters:", "", ""),
         ]
@@ -75,6 +75,17 @@ def describe(ctx: StatementContext, table: TableDef, style: str | None) -> DataF
             ("Num Buckets:", str(table.num_buckets), ""),
             ("Bucket Columns:", "[" + ", ".join(table.bucket_cols) + "]", ""),
         ]
+        if table.serde_params and not table.is_view:
+            rows.append(("Storage Desc Params:", "", ""))
+            rows += [("", k, v) for k, v in sorted(table.serde_params.items())]
+        if table.is_view:  # Hive 3.1's DESCRIBE FORMATTED of a view
+            rows += [
+                ("", "", ""),
+                ("# View Information", "", ""),
+                ("View Original Text:", table.view_original_text or "", ""),
+                ("View Expanded Text:", table.view_expanded_text or "", ""),
+                ("View Rewrite Enabled:", "No", ""),
+            ]
     return rows_frame(ctx, rows, "col_name string, data_type string, comment string")
 
 
@@ -85,7 +96,7 @@ def _classes(table: TableDef) -> tuple[str, str, str]:
 
 
 def _serde(table: TableDef) -> str:
-    return _classes(table)[2]
+    return "null" if table.is_view else _classes(table)[2]  # a view's serde has no library
 
 
 def _input_format(table: TableDef) -> str:
@@ -101,7 +112,10 @@ def _quote(s: str) -> str:
 
 
 def create_table_text(table: TableDef) -> str:
-    """SHOW CREATE TABLE: Hive DDL that recreates the table (Hive's layout, STORED AS form)."""
+    """SHOW CREATE TABLE: Hive DDL that recreates the table (Hive's layout, STORED AS form); for a view
+    Hive's ``CREATE VIEW `v` AS <expanded text>``."""
+    if table.is_view:
+        return f"CREATE VIEW `{table.db}`.`{table.name}` AS {table.view_expanded_text or ''}"
     external = "EXTERNAL " if table.table_type == "EXTERNAL_TABLE" else ""
     lines = [f"CREATE {external}TABLE `{table.db}`.`{table.name}`("]
     cols = []
@@ -119,6 +133,10 @@ def create_table_text(table: TableDef) -> str:
         lines.append("CLUSTERED BY (")
         lines.append(",\n".join(f"  {c}" for c in table.bucket_cols) + ")")
         lines.append(f"INTO {table.num_buckets} BUCKETS")
+    serde = {k: v for k, v in table.serde_params.items() if (k, v) != ("serialization.format", "1")}
+    if serde:
+        serde_props = ", ".join(f"{_quote(k)}={_quote(v)}" for k, v in sorted(serde.items()))
+        lines.append(f"ROW FORMAT SERDE\n  {_quote(_serde(table))}\nWITH SERDEPROPERTIES (\n  {serde_props})")
     lines.append(f"STORED AS {table.storage_format.upper()}")
     lines.append("LOCATION")
     lines.append(f"  {_quote(table.location)}")

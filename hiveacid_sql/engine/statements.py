@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TypeAlias, cast
 
 from sqlglot import exp
 
-from hiveacid_sql.engine import compaction, ddl, show, txn_statements
+from hiveacid_sql.engine import compaction, ddl, show, txn_statements, views
 from hiveacid_sql.engine.context import StatementContext
 from hiveacid_sql.engine.explain import explain
 from hiveacid_sql.engine.history import describe_history
@@ -25,7 +25,7 @@ from hiveacid_sql.results import DmlResult
 from hiveacid_sql.settings import STRICT_CASTS
 from hiveacid_sql.sql import nodes
 from hiveacid_sql.sql.parse import Statement
-from hiveacid_sql.sql.tree import where_is
+from hiveacid_sql.sql.tree import is_query, where_is
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -85,6 +85,8 @@ def create(ctx: StatementContext, st: Statement) -> None:
     kind = (st.tree.args.get("kind") or "").upper()
     if kind == "TABLE":
         ddl.create_table(ctx, cast(exp.Create, st.tree))
+    elif kind == "VIEW":
+        views.create_view(ctx, cast(exp.Create, st.tree), st.text)
     elif kind in ("DATABASE", "SCHEMA"):
         ddl.create_database(ctx, cast(exp.Create, st.tree))
     else:
@@ -97,8 +99,17 @@ def drop(ctx: StatementContext, st: Statement) -> None:
 
 
 def alter(ctx: StatementContext, st: Statement) -> None:
-    with ctx.txns.ddl_lock(txn_statements.ddl_lock_components(ctx, st.tree)):
-        ddl.alter_table(ctx, cast(exp.Alter, st.tree))
+    tree = cast(exp.Alter, st.tree)
+    kind = (tree.args.get("kind") or "TABLE").upper()
+    actions = tree.args.get("actions") or []
+    if kind == "VIEW" and len(actions) == 1 and is_query(actions[0]):  # ALTER VIEW v AS <query>
+        view = ctx.planner.resolve(tree.this)
+        views.check_kind(view, kind, "ALTER")
+        with ctx.txns.ddl_lock(txn_statements.ddl_lock_components(ctx, tree)):
+            views.alter_view_as(ctx, view, actions[0], st.text)
+        return
+    with ctx.txns.ddl_lock(txn_statements.ddl_lock_components(ctx, tree)):
+        ddl.alter_table(ctx, tree)
 
 
 def use(ctx: StatementContext, st: Statement) -> None:
@@ -162,6 +173,9 @@ def show_statement(ctx: StatementContext, st: Statement) -> DataFrame:
         if not ctx.catalog.database_exists(name):
             raise PlanError(f"Database does not exist: {name}")
         return show.show_tables(ctx, name, pattern)
+    if what == "VIEWS":
+        db = tree.args.get("db")
+        return views.show_views(ctx, db.name.lower() if db is not None else ctx.current_db, pattern)
     if what == "CREATE TABLE":
         return show.show_create_table(ctx, ctx.planner.resolve(tree.args["target"]))
     if what == "COLUMNS":
@@ -176,6 +190,20 @@ def show_tblproperties(ctx: StatementContext, st: Statement) -> DataFrame:
     table = ctx.planner.resolve(st.tree.this)
     key = st.tree.args.get("expression")
     return show.show_tblproperties(ctx, table, key.name if key is not None else None)
+
+
+def show_views(ctx: StatementContext, tree: nodes.ShowViews) -> DataFrame:
+    db = tree.args.get("db")
+    like = tree.args.get("like")
+    return views.show_views(ctx, db.name.lower() if db is not None else ctx.current_db, like.name if like is not None else None)
+
+
+def msck(ctx: StatementContext, tree: nodes.Msck) -> DataFrame:
+    """MSCK [REPAIR] TABLE t [ADD|DROP|SYNC PARTITIONS] (a bare MSCK only reports)."""
+    table = ctx.planner.resolve(tree.this)
+    mode = str(tree.args.get("mode") or "ADD") if tree.args.get("repair") else "CHECK"
+    with ctx.txns.ddl_lock(txn_statements.ddl_lock_components(ctx, tree)):
+        return ddl.msck_repair(ctx, table, mode)
 
 
 #: node type -> handler; BEGIN / COMMIT / ROLLBACK are the Session's own (they change its transaction state).
@@ -199,4 +227,6 @@ HANDLERS: dict[type, Handler] = {
     nodes.AbortTransactions: lambda ctx, st: txn_statements.abort_transactions(ctx, cast(nodes.AbortTransactions, st.tree)),
     nodes.Compact: lambda ctx, st: compaction.compact(ctx, cast(nodes.Compact, st.tree)),
     nodes.ShowCompactions: lambda ctx, st: compaction.show_compactions(ctx),
+    nodes.Msck: lambda ctx, st: msck(ctx, cast(nodes.Msck, st.tree)),
+    nodes.ShowViews: lambda ctx, st: show_views(ctx, cast(nodes.ShowViews, st.tree)),
 }

@@ -99,8 +99,16 @@ class DmlRunner:
         try:
             snapshot = ctx.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
             strict = ctx.settings.value(STRICT_CASTS)
+            target = plan.target
+            locations = (
+                {p.name: p.location for p in ctx.catalog.list_partitions(target.db, target.name) if p.location}
+                if target.is_partitioned else {}
+            )
             with ctx.bound(snapshot) as binder, hive_value_semantics(ctx.spark, strict=strict):
-                count = write_plain_target(binder, plan)
+                written = write_plain_target(binder, plan, locations)
+            if written.partitions:
+                ctx.catalog.add_partitions(target.db, target.name, written.partitions, if_not_exists=True)
+            count = written.rows
         except HiveAcidError:
             raise
         except Exception as exc:

@@ -1,9 +1,18 @@
-"""Bind catalog table names in a statement to Spark temp views over one snapshot, and run it.
+"""Bind catalog table names in a statement to DataFrames over one snapshot, and run it.
 
 This is the single place where SQL text is rendered for Spark (sqlglot ``Spark`` dialect) and sent to
-``spark.sql``. Each ACID table becomes a view over :func:`scan_table` at the statement's snapshot;
-plain tables become views over Spark's own readers. Views are dropped as soon as Spark has analysed
-the statement (the DataFrame keeps its plan), so nothing leaks into the user's session catalog.
+``spark.sql``. Each ACID table becomes a DataFrame over :func:`scan_table` at the statement's snapshot;
+plain tables DataFrames over Spark's own readers. The rendered text names them as ``{name}`` arguments of
+``spark.sql(text, **frames)`` (PySpark's own DataFrame references), never as temporary views of ours:
+
+* over classic PySpark, ``spark.sql`` registers each frame as a view for the call and analyses the
+  statement before it returns, so the result's plan holds the snapshot's files;
+* over Spark Connect a DataFrame is an unresolved plan that the server analyses again at every action: a
+  view dropped when ``sql()`` returned would be gone then (``TABLE_OR_VIEW_NOT_FOUND``). With frame
+  arguments the plan carries the frames themselves (``WithRelations``), so a SELECT's DataFrame stays valid
+  for as long as the caller keeps it, inside transactions and for time travel too.
+
+Nothing is left in the user's session catalog either way.
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ import itertools
 import re
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
@@ -76,7 +86,9 @@ def acid_files(
     else:
         part_dirs = [""]
     buckets = pruned_buckets(table, pruning.bucket_values)
-    return snapshot_files(fs, path, write_id_list(snapshot, table), part_dirs, buckets, insert_only=table.is_insert_only)
+    return snapshot_files(
+        fs, path, write_id_list(snapshot, table), part_dirs, buckets, insert_only=table.is_insert_only, txns=snapshot.txns
+    )
 
 
 def acid_snapshot_frame(spark: SparkSession, table: TableDef, snapshot: Snapshot, files: ScanFiles) -> DataFrame:
@@ -123,7 +135,7 @@ def _expand_stars(tree: exp.Expr, columns_of: dict[str, list[str]]) -> None:
 
 
 class Binder:
-    """Registers snapshot views for one statement and renders it for Spark; ``with`` drops the views."""
+    """Builds the snapshot DataFrames of one statement and renders it for Spark (use it in ``with``)."""
 
     def __init__(
         self,
@@ -133,6 +145,7 @@ class Binder:
         partitions_of: PartitionLister,
         partition_write_ids: PartitionWriteIds | None = None,
         history_of: HistoryOf | None = None,
+        source_frames: dict[str, DataFrame] | None = None,
     ) -> None:
         self.spark = spark
         self.snapshot = snapshot
@@ -141,9 +154,13 @@ class Binder:
         self.partition_write_ids = partition_write_ids  # for VERSION AS OF: which partitions came later
         self.history_of = history_of  # for VERSION / TIMESTAMP AS OF: commit times of the write ids
         self.files: dict[str, ScanFiles] = {}  # qualified name (@version) -> what was read (EXPLAIN, tests)
-        # (qualified name, is DML target, VERSION AS OF or None) -> view name
+        self.plain_partitions: dict[str, list[str]] = {}  # plain partitioned table -> partitions read (pruned)
+        # (qualified name, is DML target, VERSION AS OF or None) -> the name the rendered SQL uses
         self._views: dict[tuple[str, bool, object], str] = {}
+        self._frames: dict[str, DataFrame] = {}  # that name -> its DataFrame
         self._token = uuid.uuid4().hex[:8]
+        # ``acid.sql(.., src=df)``'s DataFrames by the (lower-case) temporary view naming each for the call
+        self.source_frames = source_frames or {}
 
     def _version_files(
         self, table: TableDef, version: VersionRequest, pruning: TablePruning | None
@@ -153,7 +170,7 @@ class Binder:
         partitions = self.partitions_of(table.db, table.name) if table.is_partitioned else []
         ids, files = version_files(
             self.spark, table, write_id_list(self.snapshot, table), version, partitions, created, pruning,
-            self.history_of(table.db, table.name) if self.history_of else (),
+            self.history_of(table.db, table.name) if self.history_of else (), txns=self.snapshot.txns,
         )
         return dataclasses.replace(self.snapshot, tables={**self.snapshot.tables, table.qualified_name: ids}), files
 
@@ -178,21 +195,30 @@ class Binder:
                 df = null_row_id(df) if table.is_insert_only else with_row_id(df)
             if not internal:
                 df = user_columns(df, [c.name for c in table.all_columns], row_id=row_id)
+        elif table.is_partitioned:
+            partitions = self.partitions_of(table.db, table.name)
+            kept = set(prune_partitions(self.spark, table, partitions, (pruning or TablePruning()).partition_filter))
+            read = [p for p in partitions if p.name in kept]
+            self.plain_partitions[table.qualified_name] = [p.name for p in read]
+            df = read_plain(self.spark, table, partitions=read)
         else:
             df = read_plain(self.spark, table)
         name = f"__hacid_{self._token}_{next(_counter)}_{table.name}"
-        df.createOrReplaceTempView(name)
+        self._frames[name] = df
         self._views[key] = name
         return name
 
     def render(self, tree: exp.Expr, reads: BoundTables) -> str:
-        """Spark SQL text of ``tree`` with every catalog table replaced by its snapshot view (a DML target's
-        reference by the view with the internal columns)."""
+        """Spark SQL text of ``tree`` with every catalog table replaced by the name of its snapshot frame (a
+        DML target's reference by the frame with the internal columns); :meth:`run` passes the frames."""
         tree = tree.copy()
         by_name = {t.qualified_name: t for t in reads.tables}
         columns_of: dict[str, list[str]] = {}
         for node in catalog_tables(tree):
             if not node.db and not is_target(node) and node.name.lower() in reads.session_views:
+                frame = self.source_frames.get(node.name.lower())
+                if frame is not None:  # a DataFrame argument of the call: the frame, not its passing view
+                    self._frames[node.name] = frame
                 continue  # the Spark session's temporary view: Spark reads it as it is
             db, name = table_names(node, self.current_db)
             table = by_name.get(f"{db}.{name}")
@@ -222,8 +248,13 @@ class Binder:
     def run(self, tree: exp.Expr, reads: BoundTables) -> DataFrame:
         """Analyse ``tree`` in Spark; Spark's errors become one-line :class:`PlanError`s."""
         sql = self.render(tree, reads)
+        frames: dict[str, Any] = {name: df for name, df in self._frames.items() if name in sql}
+        if frames:
+            # Literal braces of the statement are escaped, then each frame name becomes a ``{name}`` field.
+            sql = sql.replace("{", "{{").replace("}", "}}")
+            sql = re.sub(r"`?\b(" + "|".join(map(re.escape, frames)) + r")\b`?", r"{\1}", sql)
         try:
-            return self.spark.sql(sql)
+            return self.spark.sql(sql, **frames)
         except PySparkException as exc:
             raise PlanError(self.clean_message(exc)) from exc
 
@@ -241,15 +272,14 @@ class Binder:
         return clean_spark_text(text)
 
     def close(self) -> None:
-        for view in self._views.values():
-            self.spark.catalog.dropTempView(view)
+        """Forget the statement's frames (the DataFrames built from them keep their own plans)."""
         self._views.clear()
+        self._frames.clear()
 
     def __enter__(self) -> Binder:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        """Views are dropped when the statement's block ends (the DataFrames keep their plans)."""
         self.close()
 
 

@@ -15,7 +15,7 @@ Plain (non-transactional) targets go through :func:`write_plain_target`, the sam
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,7 @@ from hiveacid_sql.errors import ExecutionError
 from hiveacid_sql.exec.events import delete_events, insert_events, update_events
 from hiveacid_sql.exec.insert_only import write_empty_dirs, write_insert_only
 from hiveacid_sql.exec.merge import MergeCounts, write_merge, write_merge_inserts
-from hiveacid_sql.exec.plain import write_plain
+from hiveacid_sql.exec.plain import PART_DIR_COLUMN, write_plain, write_plain_partitions
 from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir, static_part_dir
 from hiveacid_sql.exec.shaping import shape_rows
 from hiveacid_sql.exec.spark_types import data_types
@@ -253,31 +253,57 @@ def write_empty_bases(table: TableDef, sink: TableSink, partitions: list[str], s
     return directories
 
 
-def write_plain_target(binder: Binder, plan: DmlPlan) -> int:
-    """INSERT into or TRUNCATE a plain (non-transactional) table; the rows written."""
+@dataclass(frozen=True)
+class PlainWritten:
+    """What a write of a plain table did: the rows written and the partitions it wrote into (to register)."""
+
+    rows: int
+    partitions: list[str]
+
+
+def write_plain_target(binder: Binder, plan: DmlPlan, partition_locations: Mapping[str, str] | None = None) -> PlainWritten:
+    """INSERT into or TRUNCATE a plain (non-transactional) table. ``partition_locations``: where the
+    target's existing partitions are (the catalog's locations)."""
     if plan.target.is_transactional or type(plan) not in _PLAIN_WRITERS:
         raise ExecutionError(f"{plan.statement} of {plan.target.qualified_name} is not a plain-table write")
-    return _PLAIN_WRITERS[type(plan)](binder, plan)
+    return _PLAIN_WRITERS[type(plan)](binder, plan, partition_locations or {})
 
 
-def _insert_plain(binder: Binder, plan: InsertPlan) -> int:
-    """INSERT into a plain table through Spark's own writers; the rows inserted."""
-    rows = shape_rows(binder.run(plan.source, plan.reads), plan.target, plan.column_order, ())
+def _insert_plain(binder: Binder, plan: InsertPlan, locations: Mapping[str, str]) -> PlainWritten:
+    """INSERT into a plain table through Spark's own writers. A partitioned table's rows go to Hive's
+    partition directories (Hive's names and escaping), static, dynamic or mixed as the spec says."""
+    target = plan.target
+    rows = shape_rows(binder.run(plan.source, plan.reads), target, plan.column_order, plan.static_partitions)
+    partitions: list[str] = []
+    static = None
+    if target.is_partitioned:
+        static = static_part_dir(binder.spark, plan) if plan.writes_one_partition else None
+        rows = rows.select(*[F.col(c.name) for c in target.columns], new_part_dir(target, static).alias(PART_DIR_COLUMN))
     rows = rows.cache()
     try:
         count = rows.count()
-        write_plain(rows, plan.target, overwrite=plan.overwrite)
+        if target.is_partitioned:
+            partitions = write_plain_partitions(
+                rows, target, locations, overwrite=plan.overwrite, always=[static] if static is not None else []
+            )
+        else:
+            write_plain(rows, target, overwrite=plan.overwrite)
     finally:
         rows.unpersist()
-    return count
+    return PlainWritten(count, partitions)
 
 
-def _truncate_plain(binder: Binder, plan: TruncatePlan) -> int:
-    """TRUNCATE of a plain table: its files go (no older snapshot to keep)."""
+def _truncate_plain(binder: Binder, plan: TruncatePlan, locations: Mapping[str, str]) -> PlainWritten:
+    """TRUNCATE of a plain table: its files go (no older snapshot to keep), in every partition."""
     fs, path = filesystem_for(plan.target.location)
-    fs.delete_dir_contents(path, missing_dir_ok=True)
-    return 0
+    if not plan.target.is_partitioned:
+        fs.delete_dir_contents(path, missing_dir_ok=True)
+        return PlainWritten(0, [])
+    for part in binder.partitions_of(plan.target.db, plan.target.name):
+        _, part_path = filesystem_for(part.location or f"{plan.target.location.rstrip('/')}/{part.name}")
+        fs.delete_dir_contents(part_path, missing_dir_ok=True)
+    return PlainWritten(0, [])
 
 
 #: Plain targets by plan class (UPDATE, DELETE and MERGE of a plain table are refused by the planner).
-_PLAIN_WRITERS: dict[type, Callable[..., int]] = {InsertPlan: _insert_plain, TruncatePlan: _truncate_plain}
+_PLAIN_WRITERS: dict[type, Callable[..., PlainWritten]] = {InsertPlan: _insert_plain, TruncatePlan: _truncate_plain}

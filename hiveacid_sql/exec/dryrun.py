@@ -139,7 +139,8 @@ def _merge(binder: Binder, plan: MergePlan, settings: Settings) -> DataFrame:
 def _truncate(binder: Binder, plan: TruncatePlan, settings: Settings) -> DataFrame:
     target = plan.target
     if not target.is_transactional:
-        plain = read_plain(binder.spark, target)
+        parts = binder.partitions_of(target.db, target.name) if target.is_partitioned else None
+        plain = read_plain(binder.spark, target, partitions=parts)
         plain = plain.select(*[F.col(f"`{c.name}`").alias(_old(c.name)) for c in target.all_columns])
         return _shape(plain, target, F.lit("delete"), old=True, new=False, row_id=False)
     return _shape(_current_rows(binder, target), target, F.lit("delete"), old=True, new=False, row_id=True)

@@ -9,7 +9,6 @@ the MERGE source), Spark prints it as SQL (``(salary * 2)``, ``(t.id = s.id)``).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -31,8 +30,14 @@ SPARK_ERROR_LOGGERS = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
 
 @contextmanager
 def quiet_spark_errors() -> Iterator[None]:
-    """Within the block, PySpark does not log the errors it raises (we report them, in one line)."""
-    loggers = [logging.getLogger(name) for name in SPARK_ERROR_LOGGERS]
+    """Within the block, PySpark does not log the errors it raises (we report them, in one line).
+
+    The loggers are PySpark's own (:class:`PySparkLogger`): a plain ``logging.getLogger(name)`` made first
+    would be the one PySpark gets later, and Spark Connect's client logs with arguments only its class takes.
+    """
+    from pyspark.logger import PySparkLogger
+
+    loggers = [PySparkLogger.getLogger(name) for name in SPARK_ERROR_LOGGERS]
     before = [lg.disabled for lg in loggers]
     for lg in loggers:
         lg.disabled = True
@@ -64,6 +69,11 @@ def column_sql(column: Column, frames: Sequence[DataFrame]) -> str:
 
     An unknown or ambiguous column is a one-line :class:`PlanError` (Spark's words).
     """
+    if not hasattr(frames[0], "_jdf"):
+        raise PlanError(
+            "PySpark Columns in conditions and values need classic PySpark, not Spark Connect: "
+            "write them as SQL text (where=\"id = 2\", set={\"salary\": \"salary * 2\"})"
+        )
     joined = frames[0]
     for frame in frames[1:]:
         joined = joined.crossJoin(frame)

@@ -11,6 +11,9 @@ waits for the bus to drain before reading.
 Jobs are told apart by id: Spark numbers jobs in launch order, so the jobs of a statement are the ones with
 an id above the highest id seen when it started. That is exact when nothing else runs jobs on the same
 ``SparkContext`` meanwhile (tests, the benchmark); on a shared session it is an upper bound.
+
+The status store lives in the driver's JVM, so this needs classic PySpark: a Spark Connect session has no
+driver JVM in this process (:func:`measure` raises a one-line error there). No statement path uses it.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyspark.sql import SparkSession
+
+from hiveacid_sql.errors import HiveAcidError
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,10 @@ class WorkDone:
 
 def _drain(spark: SparkSession) -> Any:
     """Wait for Spark's listener bus to deliver every event so far; the status store of the context."""
+    from hiveacid_sql.exec.session import is_connect
+
+    if is_connect(spark):
+        raise HiveAcidError("Spark work metrics need classic PySpark (a driver JVM), not Spark Connect")
     jsc = spark.sparkContext._jsc.sc()  # noqa: SLF001 - no Python API for the store
     jsc.listenerBus().waitUntilEmpty()
     return jsc.statusStore()

@@ -8,7 +8,10 @@ Parquet files read and written with Spark's ``CORRECTED`` rebase mode whatever t
 
 from __future__ import annotations
 
+import contextlib
 import posixpath
+import uuid
+from collections.abc import Mapping, Sequence
 
 import pyarrow.fs as pafs
 import pyorc
@@ -19,6 +22,7 @@ from pyspark.sql import types as T
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.acid.orc_footer import read_footer
+from hiveacid_sql.acid.partitions import unescape_path_name
 from hiveacid_sql.errors import AcidFormatError
 from hiveacid_sql.exec.columns import (
     PROLEPTIC_WRITE,
@@ -29,8 +33,8 @@ from hiveacid_sql.exec.columns import (
 )
 from hiveacid_sql.exec.scan import union_all
 from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
-from hiveacid_sql.exec.textfile import read_text_table, write_text_table
-from hiveacid_sql.txn import TableDef
+from hiveacid_sql.exec.textfile import read_text_table, text_format, write_text_table
+from hiveacid_sql.txn import PartitionDef, TableDef
 
 # The attribute Spark puts on the ORC type of a TIMESTAMP_NTZ column (stored as a bigint of micros).
 _SPARK_TYPE_ATTRIBUTE = "spark.sql.catalyst.type"
@@ -76,7 +80,7 @@ def _ntz_columns(fs: pafs.FileSystem, path: str, names: set[str]) -> frozenset[s
 
 
 def _read_orc_temporal(
-    spark: SparkSession, table: TableDef, columns: list[tuple[str, HiveType]], paths: list[str] | None = None
+    spark: SparkSession, location: str, columns: list[tuple[str, HiveType]], paths: list[str] | None = None
 ) -> DataFrame:
     """An ORC table with date or timestamp columns, file group by file group.
 
@@ -87,9 +91,9 @@ def _read_orc_temporal(
     """
     schema = spark_schema(columns)
     ts_names = {n.lower() for n, t in columns if t.name == "timestamp"}
-    fs, _ = filesystem_for(table.location)
+    fs, _ = filesystem_for(location)
     groups: dict[tuple[frozenset[str], bool], list[str]] = {}
-    files = _orc_files(table.location) if paths is None else [(p, p) for p in paths]
+    files = _orc_files(location) if paths is None else [(p, p) for p in paths]
     for path, spark_path in files:
         key = (_ntz_columns(fs, path, ts_names), read_footer(fs, path).pre_gregorian)
         groups.setdefault(key, []).append(spark_path)
@@ -118,21 +122,52 @@ def _has_temporal(t: HiveType) -> bool:
     return any(_has_temporal(c[1] if isinstance(c, tuple) else c) for c in t.children)
 
 
-def read_plain(spark: SparkSession, table: TableDef, paths: list[str] | None = None) -> DataFrame:
+def read_plain(
+    spark: SparkSession, table: TableDef, paths: list[str] | None = None, *, partitions: Sequence[PartitionDef] | None = None
+) -> DataFrame:
     """The rows of a plain table (an empty frame if its directory holds no data yet); ``paths``: read these
-    data files of the table's format instead of its directory (an insert-only table's snapshot files)."""
+    data files of the table's format instead (an insert-only table's snapshot files: the data columns only).
+
+    A partitioned table is read partition by partition: ``partitions`` (those left after pruning; their
+    catalog locations, which ``ADD PARTITION .. LOCATION`` may put anywhere), each partition's files holding
+    only the data columns and its values coming from the catalog, as Hive reads them.
+    """
     columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
+    if paths is not None or not table.is_partitioned:
+        return _read_location(spark, table, table.location, columns, paths)
+    keys = [(c.name, parse_hive_type(c.type)) for c in table.partition_keys]
+    frames = []
+    for part in partitions or ():
+        location = part.location or f"{table.location.rstrip('/')}/{part.name}"
+        df = _read_location(spark, table, location, columns)
+        values = [
+            F.lit(value).cast(to_spark_type(htype)).alias(name)
+            for value, (name, htype) in zip(part.values, keys, strict=True)
+        ]
+        frames.append(df.select(*[F.col(n) for n, _ in columns], *values))
+    if not frames:
+        return spark.createDataFrame([], spark_schema(columns + keys))
+    return union_all(frames)
+
+
+def _read_location(
+    spark: SparkSession, table: TableDef, location: str, columns: list[tuple[str, HiveType]], paths: list[str] | None = None
+) -> DataFrame:
+    """The data columns of the files in one directory of a plain table (empty when it holds none), or of
+    the files ``paths``."""
     schema = spark_schema(columns)
     if paths is not None and not paths:
         return spark.createDataFrame([], schema)
     fmt = _format(table)
     if fmt == "textfile":
-        return read_text_table(spark, table.location if paths is None else paths, columns)  # type: ignore[arg-type]
+        return read_text_table(
+            spark, location if paths is None else paths, columns, text_format(table.serde_params)  # type: ignore[arg-type]
+        )
     if fmt == "orc" and any(_has_temporal(t) for _, t in columns):
-        return _read_orc_temporal(spark, table, columns, paths)
+        return _read_orc_temporal(spark, location, columns, paths)
     reader = spark.read.format(fmt).schema(schema).options(**(_PARQUET_READ if fmt == "parquet" else {}))
     try:
-        return reader.load(table.location if paths is None else paths)
+        return reader.load(location if paths is None else paths)
     except Exception:  # noqa: BLE001 - an empty or missing directory reads as an empty table
         if paths is not None:
             raise
@@ -140,19 +175,29 @@ def read_plain(spark: SparkSession, table: TableDef, paths: list[str] | None = N
 
 
 def write_plain(df: DataFrame, table: TableDef, *, overwrite: bool) -> None:
-    """Append (or overwrite) the rows of ``df`` to a plain table's directory."""
+    """Append (or overwrite) the rows of ``df`` to an un-partitioned plain table's directory."""
+    _write_files(df, table, table.location, mode="overwrite" if overwrite else "append")
+
+
+def _write_files(df: DataFrame, table: TableDef, location: str, *, mode: str, partition_by: str | None = None) -> None:
+    """``df``'s rows (the table's data columns, and ``partition_by`` if given) as files of the table's format
+    in ``location`` (Spark's ``partitionBy`` sub-directories when ``partition_by`` is set)."""
     fmt = _format(table)
     if fmt == "textfile":
         columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
-        write_text_table(df, table.location, columns, overwrite=overwrite)
+        write_text_table(
+            df, location, columns, overwrite=mode == "overwrite", fmt=text_format(table.serde_params), partition_by=partition_by
+        )
         return
     options: dict[str, str] = {}
     if fmt == "orc":
         df = _ntz_as_instants(refuse_unstorable_values(df))
         options = PROLEPTIC_WRITE
-    writer = df.write.format(fmt).options(**options).mode("overwrite" if overwrite else "append")
+    writer = df.write.format(fmt).options(**options).mode(mode)
+    if partition_by is not None:
+        writer = writer.partitionBy(partition_by)
     if fmt != "parquet":
-        writer.save(table.location)
+        writer.save(location)
         return
     # Parquet as Hive writes it: decimals as fixed-length binary, lists and maps in Hive's layout. Spark's
     # default (decimals as INT32/INT64) is unreadable to Hive 3.1's ParquetHiveSerDe. Spark takes this from
@@ -161,12 +206,65 @@ def write_plain(df: DataFrame, table: TableDef, *, overwrite: bool) -> None:
     previous = spark.conf.get(_PARQUET_LEGACY, None)
     spark.conf.set(_PARQUET_LEGACY, "true")
     try:
-        writer.save(table.location)
+        writer.save(location)
     finally:
         if previous is None:
             spark.conf.unset(_PARQUET_LEGACY)
         else:
             spark.conf.set(_PARQUET_LEGACY, previous)
+
+
+#: The column holding each row's Hive partition directory name while a partitioned plain table is written.
+PART_DIR_COLUMN = "__part_dir"
+
+
+def write_plain_partitions(
+    df: DataFrame, table: TableDef, locations: Mapping[str, str], *, overwrite: bool, always: Sequence[str] = ()
+) -> list[str]:
+    """Write the rows of ``df`` (the table's data columns and :data:`PART_DIR_COLUMN`) into the partition
+    directories of a partitioned plain table; returns the partitions written (sorted).
+
+    One Spark job writes every partition into a hidden staging directory of the table (Spark's
+    ``partitionBy`` escapes the name once more; unescaped here), then each partition's files move into its
+    directory: ``locations`` (the catalog's, for partitions that exist) or ``<table>/<name>``. INSERT
+    OVERWRITE first empties each partition written, and only those (Hive's dynamic-partition overwrite);
+    ``always``: partitions written even without rows (a full static spec: Hive creates or empties it).
+    """
+    fs, root = filesystem_for(table.location)
+    staging = f"{root.rstrip('/')}/_tmp_{uuid.uuid4().hex}"
+    staging_uri = f"{table.location.rstrip('/')}/{posixpath.basename(staging)}"
+    try:
+        _write_files(df, table, staging_uri, mode="overwrite", partition_by=PART_DIR_COLUMN)
+        produced: dict[str, list[str]] = {}
+        prefix = f"{PART_DIR_COLUMN}="
+        infos = fs.get_file_info(pafs.FileSelector(staging, allow_not_found=True))
+        for info in infos:
+            name = posixpath.basename(info.path)
+            if info.type != pafs.FileType.Directory or not name.startswith(prefix):
+                continue
+            part = unescape_path_name(name[len(prefix):])
+            files = fs.get_file_info(pafs.FileSelector(info.path))
+            produced[part] = [
+                f.path for f in files
+                if f.type == pafs.FileType.File and not posixpath.basename(f.path).startswith(("_", "."))
+            ]
+        written = sorted(set(produced) | set(always))
+        for part in written:
+            target = _fs_path(locations.get(part) or f"{table.location.rstrip('/')}/{part}")
+            if overwrite:
+                fs.delete_dir_contents(target, missing_dir_ok=True)
+            fs.create_dir(target, recursive=True)
+            for path in produced.get(part, []):
+                fs.move(path, f"{target}/{posixpath.basename(path)}")
+        return written
+    finally:
+        with contextlib.suppress(FileNotFoundError, OSError):
+            fs.delete_dir(staging)
+
+
+def _fs_path(location: str) -> str:
+    """``location`` as a path of its filesystem."""
+    return filesystem_for(location)[1].rstrip("/")
 
 
 def _ntz_as_instants(df: DataFrame) -> DataFrame:

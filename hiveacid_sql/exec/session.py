@@ -141,3 +141,28 @@ def quiet_pyspark_error_logs(*, verbose: bool) -> None:
 
     for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
         PySparkLogger.getLogger(name).disabled = not verbose
+
+
+def is_connect(spark: SparkSession) -> bool:
+    """Whether ``spark`` is a Spark Connect client session (no driver JVM in this process).
+
+    Told by the class's module, so that a classic install without Connect's client libraries (grpcio) never
+    imports them.
+    """
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def cancel_all_jobs(spark: SparkSession) -> None:
+    """Cancel the session's running Spark jobs (Ctrl-C at the prompt): the SparkContext's jobs on classic
+    PySpark, the session's operations (``interruptAll``) over Spark Connect."""
+    if is_connect(spark):
+        spark.interruptAll()
+    else:
+        spark.sparkContext.cancelAllJobs()
+
+
+def master_of(spark: SparkSession) -> str:
+    """The Spark master (a Connect session: its server's, as the server reports it)."""
+    if is_connect(spark):
+        return str(spark.conf.get("spark.master", "unknown"))
+    return str(spark.sparkContext.master)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.sql_formatter import SQLStringFormatter
 
 
@@ -32,16 +32,23 @@ def view_lookup(spark: SparkSession) -> Callable[[str], bool]:
 
 
 @contextmanager
-def formatted_sources(spark: SparkSession, text: str, kwargs: Mapping[str, Any]) -> Iterator[str]:
+def formatted_sources(
+    spark: SparkSession, text: str, kwargs: Mapping[str, Any]
+) -> Iterator[tuple[str, dict[str, DataFrame]]]:
     """``text`` with its ``{name}`` fields filled as ``spark.sql(text, **kwargs)`` fills them: a DataFrame
     becomes a temporary view (named ``_pyspark_<uuid>``) that lives until the block ends, a ``str`` a SQL
     string literal, a ``Column`` its column name, anything else its ``str``. No kwargs: the text as it is
-    (braces included)."""
+    (braces included).
+
+    Also yields ``{view name: DataFrame}`` of those views: the binder passes the DataFrames themselves to
+    Spark (:class:`~hiveacid_sql.exec.binder.Binder`), so a query's result does not depend on a view that is
+    dropped when the block ends (over Spark Connect it would be resolved again at every action)."""
     if not kwargs:
-        yield text
+        yield text, {}
         return
     formatter = SQLStringFormatter(spark)
     try:
-        yield formatter.format(text, **kwargs)
+        formatted = formatter.format(text, **kwargs)
+        yield formatted, {name.lower(): df for df, name in formatter._temp_views}  # noqa: SLF001
     finally:
         formatter.clear()

@@ -8,9 +8,18 @@ fields are ignored. Binary values are base64 (``LazyUtils.writePrimitiveUTF8``; 
 base64 and keeps bytes that are not). No escaping (``escape.delim`` is unset by default), so a value holding
 the separator or a line break does not survive, in Hive as here.
 
+Complex types as ``LazySimpleSerDe`` nests them (``LazySimpleSerDe.serialize``, ``LazyArray``/``LazyMap``/
+``LazyStruct``): a row's fields are at level 1; an array at level ``n`` separates its items by separator ``n``
+(items at level ``n + 1``), a map separates its entries by separator ``n`` and each key from its value by
+separator ``n + 1`` (keys and values at level ``n + 2``), a struct separates its fields by separator ``n``
+(fields at level ``n + 1``). The separators are ``\\001`` (fields), ``\\002`` (collection items), ``\\003``
+(map keys), then ``\\004`` .. ``\\010`` (``LazySerDeParameters``: eight levels, deeper nesting is refused as
+Hive refuses it). A NULL at any depth is ``\\N``; an empty field reads as an empty array or map; a map keeps
+the first of duplicate keys and drops NULL keys (``LazyMap``). So an array holding one '' reads as an empty
+array, in Hive as here.
+
 Spark's CSV source cannot keep ``''`` and ``NULL`` apart on read (an empty field is always NULL), so
-lines are split here. :class:`TextFormat` holds the layout; other delimiters, escaping and complex types
-(Hive's collection and map-key delimiters) extend it.
+lines are split here. :class:`TextFormat` holds the layout; other delimiters and escaping extend it.
 """
 
 from __future__ import annotations
@@ -30,13 +39,48 @@ _STRINGS = frozenset({"string", "varchar", "char"})
 
 @dataclass(frozen=True)
 class TextFormat:
-    """A LazySimpleSerDe layout: field separator and the text of NULL (Hive's defaults)."""
+    """A LazySimpleSerDe layout: separators by nesting level (fields, collection items, map keys, then
+    ``\004`` ..) and the text of NULL (Hive's defaults)."""
 
-    field_delim: str = "\u0001"
+    separators: tuple[str, ...] = tuple(chr(i) for i in range(1, 9))
     null_format: str = "\\N"
+
+    @property
+    def field_delim(self) -> str:
+        return self.separators[0]
+
+    def separator(self, level: int, htype: HiveType) -> str:
+        """Separator ``level``; a type nested deeper than Hive's levels is refused in one line."""
+        if level >= len(self.separators):
+            raise CatalogError(
+                f"a TEXTFILE table cannot hold {htype.to_string()} at nesting level {level}: Number of levels of "
+                f"nesting supported for LazySimpleSerde is {len(self.separators) - 1}"
+            )
+        return self.separators[level]
 
 
 HIVE_DEFAULT = TextFormat()
+
+
+def _separator(value: str | None, default: str) -> str:
+    """Hive's ``LazySerDeParameters.getByte``: a number is the byte of that value, else the first character."""
+    if not value:
+        return default
+    if value.lstrip("-").isdigit():
+        return chr(int(value) & 0xFF)
+    return value[0]
+
+
+def text_format(serde_params: dict[str, str]) -> TextFormat:
+    """The layout a table's serde parameters give (``LazySerDeParameters``): the field separator
+    (``field.delim``, else ``serialization.format``), the collection-item and map-key separators
+    (``colelction.delim``, ``mapkey.delim``), ``serialization.null.format``; Hive's defaults for the rest."""
+    separators = list(HIVE_DEFAULT.separators)
+    separators[0] = _separator(serde_params.get("field.delim") or serde_params.get("serialization.format"), separators[0])
+    separators[1] = _separator(serde_params.get("colelction.delim"), separators[1])
+    separators[2] = _separator(serde_params.get("mapkey.delim"), separators[2])
+    null = serde_params.get("serialization.null.format")
+    return TextFormat(tuple(separators), HIVE_DEFAULT.null_format if null is None else null)
 
 
 def _pattern(delim: str) -> str:
@@ -44,15 +88,71 @@ def _pattern(delim: str) -> str:
     return "".join(c if c.isalnum() else f"\\x{{{ord(c):x}}}" for c in delim)
 
 
+def check_columns(columns: Sequence[tuple[str, HiveType]], fmt: TextFormat = HIVE_DEFAULT) -> None:
+    """Refuse (one line) a column nested deeper than the layout's separators reach."""
+    for _, htype in columns:
+        _check_depth(htype, 1, fmt)
+
+
+def _check_depth(htype: HiveType, level: int, fmt: TextFormat) -> None:
+    if htype.name == "array":
+        fmt.separator(level, htype)
+        _check_depth(htype.children[0], level + 1, fmt)
+    elif htype.name == "map":
+        fmt.separator(level + 1, htype)
+        _check_depth(htype.children[0], level + 2, fmt)
+        _check_depth(htype.children[1], level + 2, fmt)
+    elif htype.name == "struct":
+        fmt.separator(level, htype)
+        for _, ft in htype.fields:
+            _check_depth(ft, level + 1, fmt)
+
+
 def decode(lines: DataFrame, columns: Sequence[tuple[str, HiveType]], fmt: TextFormat = HIVE_DEFAULT) -> DataFrame:
     """Lines (one ``value`` string column) to the table's columns, by Hive's rules (module docstring)."""
+    check_columns(columns, fmt)
     fields = F.split(F.col("value"), _pattern(fmt.field_delim), -1)
     out = []
     for i, (name, htype) in enumerate(columns):
         raw = F.get(fields, i)  # NULL past the last field
-        value = F.when(raw == F.lit(fmt.null_format), F.lit(None)).otherwise(raw)
-        out.append(_parse(value, htype).alias(name))
+        out.append(_from_text(raw, htype, 1, fmt).alias(name))
     return lines.select(*out)
+
+
+def _from_text(raw: Column, htype: HiveType, level: int, fmt: TextFormat) -> Column:
+    """The value of one field (or item, key, value) written at nesting ``level``; ``\\N`` is NULL."""
+    text = F.when(raw == F.lit(fmt.null_format), F.lit(None)).otherwise(raw)
+    if htype.is_primitive:
+        return _parse(text, htype)
+    target = to_spark_type(htype)
+    if htype.name == "array":
+        items = F.split(text, _pattern(fmt.separator(level, htype)), -1)
+        elem = htype.children[0]
+        parsed = F.transform(items, lambda x: _from_text(x, elem, level + 1, fmt))
+    elif htype.name == "map":
+        ktype, vtype = htype.children
+        key_sep = _pattern(fmt.separator(level + 1, htype))
+
+        def entry(e: Column) -> Column:
+            kv = F.split(e, key_sep, 2)
+            return F.struct(
+                _from_text(F.get(kv, 0), ktype, level + 2, fmt).alias("key"),
+                _from_text(F.get(kv, 1), vtype, level + 2, fmt).alias("value"),
+            )
+
+        entries = F.transform(F.split(text, _pattern(fmt.separator(level, htype)), -1), entry)
+        entries = F.filter(entries, lambda e: e.getField("key").isNotNull())  # LazyMap drops NULL keys
+        keys = F.transform(entries, lambda e: e.getField("key"))
+        first = F.filter(entries, lambda e, i: F.array_position(keys, e.getField("key")) == i + 1)  # first wins
+        parsed = F.map_from_entries(first)
+    else:  # struct: missing trailing fields are NULL, extra ones ignored (LazyStruct)
+        parts = F.split(text, _pattern(fmt.separator(level, htype)), -1)
+        parsed = F.struct(
+            *[_from_text(F.get(parts, i), ft, level + 1, fmt).alias(fn) for i, (fn, ft) in enumerate(htype.fields)]
+        )
+        return F.when(text.isNull(), F.lit(None)).otherwise(parsed).cast(target)
+    empty = F.array() if htype.name == "array" else F.create_map()
+    return F.when(text.isNull(), F.lit(None)).when(text == F.lit(""), empty.cast(target)).otherwise(parsed).cast(target)
 
 
 def _parse(text: Column, htype: HiveType) -> Column:
@@ -60,21 +160,40 @@ def _parse(text: Column, htype: HiveType) -> Column:
         return text
     if htype.name == "binary":
         return F.coalesce(F.try_to_binary(text, F.lit("base64")), text.cast("binary"))
-    if not htype.is_primitive:
-        raise CatalogError(f"a TEXTFILE table cannot hold {htype.to_string()} columns yet")
     return text.try_cast(to_spark_type(htype))  # empty or unparseable -> NULL, never an error
 
 
-def encode(df: DataFrame, columns: Sequence[tuple[str, HiveType]], fmt: TextFormat = HIVE_DEFAULT) -> DataFrame:
-    """The rows of ``df`` (the table's columns) as lines (one ``value`` string column)."""
-    fields = []
-    for name, htype in columns:
-        if not htype.is_primitive:
-            raise CatalogError(f"a TEXTFILE table cannot hold {htype.to_string()} columns yet")
-        col = F.col(name)
+def encode(
+    df: DataFrame, columns: Sequence[tuple[str, HiveType]], fmt: TextFormat = HIVE_DEFAULT, *, keep: Sequence[str] = ()
+) -> DataFrame:
+    """The rows of ``df`` (the table's columns) as lines (one ``value`` string column), with the columns
+    ``keep`` as they are (a partitioned write's partition directory)."""
+    check_columns(columns, fmt)
+    fields = [_to_text(F.col(name), htype, 1, fmt) for name, htype in columns]
+    return df.select(F.concat_ws(fmt.field_delim, *fields).alias("value"), *[F.col(k) for k in keep])
+
+
+def _to_text(col: Column, htype: HiveType, level: int, fmt: TextFormat) -> Column:
+    """A value as LazySimpleSerDe writes it at nesting ``level`` (module docstring); NULL is ``\\N``."""
+    if htype.is_primitive:
         text = F.base64(col) if htype.name == "binary" else col.cast("string")
-        fields.append(F.coalesce(text, F.lit(fmt.null_format)))
-    return df.select(F.concat_ws(fmt.field_delim, *fields).alias("value"))
+    elif htype.name == "array":
+        elem = htype.children[0]
+        items = F.transform(col, lambda x: _to_text(x, elem, level + 1, fmt))
+        text = F.array_join(items, fmt.separator(level, htype))
+    elif htype.name == "map":
+        ktype, vtype = htype.children
+        key_sep = fmt.separator(level + 1, htype)
+
+        def entry(e: Column) -> Column:
+            key = _to_text(e.getField("key"), ktype, level + 2, fmt)
+            return F.concat(key, F.lit(key_sep), _to_text(e.getField("value"), vtype, level + 2, fmt))
+
+        text = F.array_join(F.transform(F.map_entries(col), entry), fmt.separator(level, htype))
+    else:
+        parts = [_to_text(col.getField(fn), ft, level + 1, fmt) for fn, ft in htype.fields]
+        text = F.concat_ws(fmt.separator(level, htype), *parts)
+    return F.when(col.isNull(), F.lit(fmt.null_format)).otherwise(text)
 
 
 def read_text_table(
@@ -90,7 +209,12 @@ def read_text_table(
 
 def write_text_table(
     df: DataFrame, location: str, columns: Sequence[tuple[str, HiveType]], *, overwrite: bool,
-    fmt: TextFormat = HIVE_DEFAULT,
+    fmt: TextFormat = HIVE_DEFAULT, partition_by: str | None = None,
 ) -> None:
-    """Append (or overwrite) ``df``'s rows as text files in ``location``."""
-    encode(df, columns, fmt).write.mode("overwrite" if overwrite else "append").text(location)
+    """Append (or overwrite) ``df``'s rows as text files in ``location`` (in Spark's ``partitionBy``
+    sub-directories of ``partition_by``'s values when it is set)."""
+    keep = [partition_by] if partition_by is not None else []
+    writer = encode(df, columns, fmt, keep=keep).write.mode("overwrite" if overwrite else "append")
+    if partition_by is not None:
+        writer = writer.partitionBy(partition_by)
+    writer.text(location)

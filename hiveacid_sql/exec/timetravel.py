@@ -26,7 +26,7 @@ from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.acid.scan_files import ScanFiles, snapshot_files
 from hiveacid_sql.acid.versions import VersionRequest as VersionRequest
 from hiveacid_sql.acid.versions import timestamp_ms
-from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.acid.writeids import ValidTxnList, ValidWriteIdList
 from hiveacid_sql.errors import TimeTravelError
 from hiveacid_sql.exec.pruning import prune_partitions, pruned_buckets
 from hiveacid_sql.plan.pruning import TablePruning
@@ -79,6 +79,8 @@ def version_files(
     created: dict[str, int | None],
     pruning: TablePruning | None = None,
     history: Sequence[HistoryEntry] = (),
+    *,
+    txns: ValidTxnList | None = None,
 ) -> tuple[ValidWriteIdList, ScanFiles]:
     """The write-id list and files of ``table`` at a version (``current``: today's list; ``created``:
     partition -> the write id that created it; ``history``: the table's commit times). Raises
@@ -89,4 +91,4 @@ def version_files(
     part_dirs = prune_partitions(spark, table, partitions, pruning.partition_filter) if table.is_partitioned else [""]
     kept = versions.version_part_dirs(fs, path, table.qualified_name, current, ids, part_dirs, created)
     buckets = pruned_buckets(table, pruning.bucket_values)
-    return ids, snapshot_files(fs, path, ids, kept, buckets, insert_only=table.is_insert_only)
+    return ids, snapshot_files(fs, path, ids, kept, buckets, insert_only=table.is_insert_only, txns=txns)

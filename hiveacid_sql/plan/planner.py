@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 from sqlglot import exp
 
@@ -27,12 +28,19 @@ from hiveacid_sql.plan.partition_spec import insert_spec
 from hiveacid_sql.plan.pruning import TablePruning, merge_pruning, table_pruning
 from hiveacid_sql.plan.target import is_target, set_assignments, target_table
 from hiveacid_sql.plan.types import hive_cast, strict_casts, strict_casts_on
+from hiveacid_sql.sql.parse import parse_one
 from hiveacid_sql.sql.tree import catalog_tables, is_query, mentions_row_id, table_names, where_is
 from hiveacid_sql.txn import TableDef
 
 TableLookup = Callable[[str, str], TableDef]
 #: ``is_view(name)``: whether an unqualified name is one of the Spark session's temporary views
 ViewLookup = Callable[[str], bool]
+
+
+_E = TypeVar("_E", bound=exp.Expr)
+
+#: Views nested deeper than this are taken as a definition that reads itself.
+_MAX_VIEW_DEPTH = 32
 
 
 def _no_views(name: str) -> bool:
@@ -112,6 +120,46 @@ class Planner:
             self._resolved[(db, name)] = found
         return found
 
+    def expand_views(self, tree: _E, *, depth: int = 0) -> _E:
+        """``tree`` with every catalog view it reads replaced by the view's stored query (Hive's
+        ``VIEW_EXPANDED_TEXT``, its names qualified) as a subquery under the view's name or alias, so the
+        tables beneath are bound like any other: at the statement's snapshot, in joins, subqueries,
+        ``INSERT .. SELECT`` and MERGE sources. A DML target (:func:`is_target`) and the Spark session's
+        temporary views are left alone; the caller refuses a view as the target. Mutates ``tree``."""
+        if depth > _MAX_VIEW_DEPTH:
+            raise PlanError(f"{where_is(tree)}Recursive view definition (more than {_MAX_VIEW_DEPTH} nested views)")
+        for table in catalog_tables(tree):
+            if is_target(table) or self.is_session_view(table):
+                continue
+            tdef = self.resolve(table)
+            if not tdef.is_view:
+                continue
+            if table.args.get("version") is not None:
+                raise PlanError(f"{where_is(table)}Time travel needs a transactional table; {tdef.qualified_name} is a view")
+            text = tdef.view_expanded_text or tdef.view_original_text or ""
+            try:
+                query = parse_one(text).tree
+                self.expand_views(query, depth=depth + 1)
+            except HiveAcidError as exc:
+                message = str(exc).split(": ", 1)[-1] if str(exc).startswith("line ") else str(exc)
+                raise PlanError(f"{where_is(table)}{message} in definition of VIEW {tdef.qualified_name}") from exc
+            sub = exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier(table.alias_or_name)))
+            for key in ("joins", "laterals", "pivots"):
+                if table.args.get(key):
+                    sub.set(key, table.args[key])
+            table.replace(sub)
+        return tree
+
+    def refuse_view_target(self, target: TableDef, node: exp.Expr, verb: str) -> None:
+        """Hive's refusals of a view as the table a statement writes."""
+        if not target.is_view:
+            return
+        if verb == "INSERT":
+            raise PlanError(f"{where_is(node)}A view cannot be used as target table for LOAD or INSERT (Hive error 10090)")
+        if verb == "TRUNCATE":
+            raise PlanError(f"{where_is(node)}Cannot truncate non-managed table {target.qualified_name}.")
+        raise PlanError(f"{where_is(node)}You cannot update or delete records in a view: {target.qualified_name}")
+
     def bind(self, tree: exp.Expr) -> BoundTables:
         """All catalog tables ``tree`` reads, with their pruning.
 
@@ -139,6 +187,7 @@ class Planner:
     # -- statements ---------------------------------------------------------------------------------
     def plan_query(self, tree: exp.Expr) -> QueryPlan:
         with self._one_statement():
+            tree = self.expand_views(tree.copy())
             return QueryPlan(tree, self.bind(tree))
 
     def plan_insert(self, tree: exp.Insert) -> InsertPlan:
@@ -152,6 +201,7 @@ class Planner:
         if not isinstance(target_node, exp.Table):
             raise PlanError(f"{where_is(tree)}INSERT needs a table name")
         target = self.resolve(target_node)
+        self.refuse_view_target(target, target_node, "INSERT")
         static, dynamic = insert_spec(target_node, target)
         order = columns if columns is not None else [c.name for c in target.columns]
         if target.is_partitioned and target_node.args.get("partition") is None and columns is None:
@@ -174,6 +224,8 @@ class Planner:
             raise PlanError(f"{where_is(tree)}INSERT needs VALUES or a query")
         width = len(order)
         is_values = isinstance(source, exp.Values)
+        if not is_values:
+            source = self.expand_views(source.copy())
         if is_values:
             for row in source.expressions:
                 count = len(row.expressions) if isinstance(row, exp.Tuple) else 1
@@ -200,6 +252,7 @@ class Planner:
         if not isinstance(node, exp.Table):
             raise PlanError(f"{where_is(tree)}{verb} needs a table name")
         target = self.resolve(node)
+        self.refuse_view_target(target, node, verb)
         if not target.is_transactional:
             raise PlanError(
                 f"{where_is(node)}Attempt to do update or delete on table {target.qualified_name} "
@@ -234,6 +287,7 @@ class Planner:
             expr = value if value is not None else exp.column(column.name, table=alias)
             select = select.select(exp.alias_(expr, column.name, quoted=True))
         keys = {k.name for k in target.partition_keys}
+        select = self.expand_views(select)
         return UpdatePlan(
             target,
             select,
@@ -245,17 +299,29 @@ class Planner:
 
     def plan_delete(self, tree: exp.Delete) -> DeletePlan:
         target, node = self._dml_target(tree, "DELETE")
-        select = self._row_id_select(target, node, tree.args.get("where"))
+        select = self.expand_views(self._row_id_select(target, node, tree.args.get("where")))
         return DeletePlan(target, select, self.bind(select))
 
     def plan_merge(self, tree: exp.Merge) -> MergePlan:
         whens = tree.args.get("whens")
         changes_rows = whens is None or any(not isinstance(w.args.get("then"), exp.Insert) for w in whens.expressions)
-        target, node = self._dml_target(tree, "MERGE", changes_rows=changes_rows)
+        target, _node = self._dml_target(tree, "MERGE", changes_rows=changes_rows)
+        tree = tree.copy()
+        node = tree.this
+        using = tree.args.get("using")
+        if isinstance(using, exp.Expr):
+            wrapper = exp.Select().from_(using.copy())  # a lone USING table is expanded in place of its FROM
+            expanded = self.expand_views(wrapper)
+            from_ = expanded.args.get("from_") or expanded.args.get("from")
+            assert from_ is not None  # built with one FROM above
+            expanded = from_.this
+            tree.set("using", expanded)
         return build_merge(tree, target, node, self.bind)
 
     def plan_truncate(self, table: exp.Table) -> TruncatePlan:
-        return TruncatePlan(self.resolve(table))
+        target = self.resolve(table)
+        self.refuse_view_target(target, table, "TRUNCATE")
+        return TruncatePlan(target)
 
     def plan(self, tree: exp.Expr) -> QueryPlan | DmlPlan:
         """The plan of a query or DML statement (one dispatch for running and for EXPLAIN)."""

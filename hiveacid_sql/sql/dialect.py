@@ -22,7 +22,8 @@ class HiveAcid(Hive):
     class Tokenizer(Hive.Tokenizer):
         # Stock sqlglot tokenizes the rest of a SHOW or EXPLAIN statement as one opaque string
         # (a "command"); we want real tokens so the parser can build real nodes.
-        KEYWORDS: ClassVar = {k: v for k, v in Hive.Tokenizer.KEYWORDS.items() if k != "EXPLAIN"}
+        # MSCK is parsed by us (``MSCK [REPAIR] TABLE t [ADD|DROP|SYNC PARTITIONS]``), not kept as a command.
+        KEYWORDS: ClassVar = {k: v for k, v in Hive.Tokenizer.KEYWORDS.items() if k not in ("EXPLAIN", "MSCK REPAIR")}
         COMMANDS: ClassVar = Hive.Tokenizer.COMMANDS - {TokenType.SHOW}
 
     Parser = HiveAcidParser

@@ -47,6 +47,21 @@ def _unset_properties_sql(self: HiveGenerator, expression: nodes.UnsetProperties
     return f"UNSET TBLPROPERTIES{exists} ({self.expressions(expression, flat=True)})"
 
 
+def _msck_sql(self: HiveGenerator, expression: nodes.Msck) -> str:
+    repair = " REPAIR" if expression.args.get("repair") else ""
+    mode = expression.args.get("mode") or "ADD"
+    return f"MSCK{repair} TABLE {self.sql(expression, 'this')} {mode} PARTITIONS"
+
+
+def _show_views_sql(self: HiveGenerator, expression: nodes.ShowViews) -> str:
+    parts = ["SHOW VIEWS"]
+    if expression.args.get("db") is not None:
+        parts.append(f"IN {self.sql(expression, 'db')}")
+    if expression.args.get("like") is not None:
+        parts.append(f"LIKE {self.sql(expression, 'like')}")
+    return " ".join(parts)
+
+
 def _explain_sql(self: HiveGenerator, expression: nodes.Explain) -> str:
     kind = expression.args.get("kind")
     kind = f" {kind}" if kind else ""
@@ -66,6 +81,14 @@ class HiveAcidGenerator(HiveGenerator):
         nodes.AbortTransactions: _abort_transactions_sql,
         nodes.UnsetProperties: _unset_properties_sql,
         nodes.Explain: _explain_sql,
+        nodes.Msck: _msck_sql,
+        nodes.ShowViews: _show_views_sql,
+        nodes.TransactionalProperty: lambda self, e: "TRANSACTIONAL",
+    }
+
+    PROPERTIES_LOCATION: ClassVar = {
+        **HiveGenerator.PROPERTIES_LOCATION,
+        nodes.TransactionalProperty: exp.Properties.Location.POST_CREATE,
     }
 
     def show_sql(self, expression: exp.Show) -> str:

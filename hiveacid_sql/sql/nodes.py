@@ -56,6 +56,19 @@ class AbortTransactions(exp.Expression):
     arg_types = {"expressions": True}
 
 
+class Msck(exp.Expression):
+    """``MSCK [REPAIR] TABLE t [ADD|DROP|SYNC PARTITIONS]``; ``mode`` is ``'ADD'`` (the default), ``'DROP'`` or
+    ``'SYNC'``; ``repair`` is False for a bare ``MSCK TABLE t`` (report only)."""
+
+    arg_types = {"this": True, "mode": False, "repair": False}
+
+
+class ShowViews(exp.Expression):
+    """``SHOW VIEWS [IN|FROM db] [[LIKE] 'pattern']``."""
+
+    arg_types = {"db": False, "like": False}
+
+
 class UnsetProperties(exp.Expression):
     """The ``UNSET TBLPROPERTIES [IF EXISTS] ('k', ...)`` action of an :class:`exp.Alter`.
 
@@ -95,3 +108,10 @@ NODE_CLASSES: tuple[type[exp.Expr], ...] = (
     Explain,
 )
 """Every node defined here; the generator registers a renderer for each one."""
+
+
+class TransactionalProperty(exp.Property):
+    """Hive 4's ``CREATE TRANSACTIONAL TABLE``: a transactional table, full ACID when its format can be
+    (ORC, not sorted), insert-only otherwise (``SemanticAnalyzer.addDefaultProperties``)."""
+
+    arg_types = {}  # noqa: RUF012 - sqlglot's own class attribute

@@ -36,6 +36,7 @@ class HiveAcidParser(HiveParser):
         "START TRANSACTION": lambda self: self.expression(exp.Transaction()),
         "ABORT TRANSACTIONS": lambda self: self._parse_abort_transactions(),
         "EXPLAIN": lambda self: self._parse_explain(),
+        "MSCK": lambda self: self._parse_msck(),
     }
     TEXT_STATEMENT_TRIE: ClassVar[dict] = new_trie(key.split(" ") for key in TEXT_STATEMENT_PARSERS)
 
@@ -44,6 +45,12 @@ class HiveAcidParser(HiveParser):
         "ADD": lambda self: self._parse_alter_table_add_partitions(),
         "COMPACT": lambda self: self._parse_alter_table_compact(),
         "UNSET": lambda self: self._parse_alter_table_unset(),
+    }
+
+    PROPERTY_PARSERS: ClassVar = {
+        **HiveParser.PROPERTY_PARSERS,
+        # Hive 4's CREATE TRANSACTIONAL TABLE (full ACID or insert-only by format: engine/ddl.py)
+        "TRANSACTIONAL": lambda self: self.expression(nodes.TransactionalProperty()),
     }
 
     SHOW_PARSERS: ClassVar = {
@@ -57,6 +64,7 @@ class HiveAcidParser(HiveParser):
         "COMPACTIONS": lambda self: self.expression(nodes.ShowCompactions()),
         "TRANSACTIONS": lambda self: self.expression(nodes.ShowTransactions()),
         "LOCKS": lambda self: self._parse_show_locks(),
+        "VIEWS": lambda self: self._parse_show_views(),
     }
     # The trie must be rebuilt with the table, or SHOW lookups keep using the parent's (empty) trie.
     SHOW_TRIE: ClassVar[dict] = new_trie(key.split(" ") for key in SHOW_PARSERS)
@@ -122,6 +130,18 @@ class HiveAcidParser(HiveParser):
             self.raise_error("ABORT TRANSACTIONS needs at least one transaction id")
             return nodes.AbortTransactions(expressions=[])
         return self.expression(nodes.AbortTransactions(expressions=ids))
+
+    def _parse_msck(self) -> nodes.Msck:
+        repair = self._match_text_seq("REPAIR")
+        if not self._match(TokenType.TABLE):
+            self.raise_error("Expected TABLE after MSCK [REPAIR]")
+        table = self._parse_table_parts(schema=True)
+        mode = "ADD"
+        if self._match_texts(("ADD", "DROP", "SYNC")):
+            mode = self._prev.text.upper()
+            if not self._match_text_seq("PARTITIONS"):
+                self.raise_error(f"Expected PARTITIONS after {mode}")
+        return self.expression(nodes.Msck(this=table, mode=mode, repair=repair))
 
     def _parse_explain(self) -> nodes.Explain:
         kind = None
@@ -415,6 +435,10 @@ class HiveAcidParser(HiveParser):
     def _parse_show_tables(self) -> exp.Show:
         db = self._parse_id_var() if self._match_set((TokenType.IN, TokenType.FROM)) else None
         return self.expression(exp.Show(this="TABLES", db=db, like=self._parse_show_pattern()))
+
+    def _parse_show_views(self) -> nodes.ShowViews:
+        db = self._parse_id_var() if self._match_set((TokenType.IN, TokenType.FROM)) else None
+        return self.expression(nodes.ShowViews(db=db, like=self._parse_show_pattern()))
 
     def _parse_show_of_table(self, what: str) -> exp.Show:
         return self.expression(exp.Show(this=what, target=self._parse_table_parts(schema=True)))

@@ -33,7 +33,7 @@ DEFAULT_DB_LOCATION = "file:/user/hive/warehouse"
 _LOCK_KEY = 7_310_202_615  # pg_advisory_xact_lock key ("hiveacid bootstrap")
 #: MariaDB's named locks are server-wide: the name carries the database (hashed: names are at most 64 characters),
 #: so that stores in two databases of one server do not wait for each other's bootstrap.
-_MYSQL_LOCK = "CONCAT('hiveacid_sql_bootstrap.', MD5(DATABASE()))"
+_MYSQL_LOCK = "CONCAT('hiveacid_sql_bootstrap.', MD5(COALESCE(DATABASE(), '')))"
 #: Our layouts before Hive's (VERSION.SCHEMA_VERSION of hiveacid-sql 0.x stores).
 OLD_LAYOUTS = ("1", "2")
 

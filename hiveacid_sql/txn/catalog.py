@@ -16,6 +16,7 @@ records it affects (write ids follow a renamed table, go away with a dropped one
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from collections.abc import Callable, Iterable
@@ -30,7 +31,14 @@ from hiveacid_sql.txn import hive31, rules
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.db import Db
 from hiveacid_sql.txn.ids import reserve_ids
-from hiveacid_sql.txn.tabledef import STORAGE_CLASSES, Column, PartitionDef, TableDef, storage_format_of
+from hiveacid_sql.txn.tabledef import (
+    STORAGE_CLASSES,
+    VIRTUAL_VIEW,
+    Column,
+    PartitionDef,
+    TableDef,
+    storage_format_of,
+)
 
 #: Hive's table parameter holding the table comment.
 COMMENT = "comment"
@@ -168,6 +176,38 @@ class Catalog:
                 return False
             raise CatalogError(f"Table already exists: {td.qualified_name}") from None
 
+    def create_view(self, view: TableDef, *, replace: bool = False, if_not_exists: bool = False) -> bool:
+        """CREATE [OR REPLACE] VIEW [IF NOT EXISTS]: a ``VIRTUAL_VIEW`` row as Hive stores one (no location,
+        the sequence-file classes, its columns, ``VIEW_ORIGINAL_TEXT`` and ``VIEW_EXPANDED_TEXT``). False if
+        it existed and ``if_not_exists``; ``replace`` swaps an existing view (never a table)."""
+        db, name = view.db.strip().lower(), view.name.strip().lower()
+        rules.check_object_name(name, "table")
+        columns = rules.normalize_columns(view.columns)
+        params = dict(view.params)
+        params[rules.DDL_TIME] = str(view.create_time or int(time.time()))
+        td = dataclasses.replace(
+            view, db=db, name=name, columns=columns, table_type=VIRTUAL_VIEW, location="", params=params,
+            create_time=view.create_time or int(time.time()),
+        )
+
+        def run(conn: Connection) -> bool:
+            db_id = _db_id(conn, db)
+            if db_id is None:
+                raise _no_database(db)
+            row = _tbl_row(conn, db, name, lock=True)
+            if row is not None:
+                if if_not_exists:
+                    return False
+                if not replace:
+                    raise CatalogError(f"Table already exists: {db}.{name}")
+                if row["TBL_TYPE"] != VIRTUAL_VIEW:
+                    raise CatalogError(f"Existing table is not a view: {db}.{name}")
+                _delete_table(conn, db, name)
+            _insert_table(conn, db_id, td)
+            return True
+
+        return self._db.run_write(run)
+
     def get_table(self, db: str, name: str) -> TableDef:
         db, name = db.strip().lower(), name.strip().lower()
         with self._db.read() as conn:
@@ -180,14 +220,19 @@ class Catalog:
         with self._db.read() as conn:
             return _tbl_row(conn, db.strip().lower(), name.strip().lower()) is not None
 
-    def list_tables(self, db: str, pattern: str | None = None) -> list[str]:
+    def list_tables(self, db: str, pattern: str | None = None, *, table_type: str | None = None) -> list[str]:
+        """Names of the tables (views included, as Hive's SHOW TABLES) of ``db``; ``table_type``: only those
+        of that type (``VIRTUAL_VIEW`` for SHOW VIEWS)."""
         db = db.strip().lower()
         match = hive_pattern(pattern)
         with self._db.read() as conn:
             db_id = _db_id(conn, db)
             if db_id is None:
                 raise _no_database(db)
-            names = conn.execute(sa.select(s.TBLS.c.TBL_NAME).where(s.TBLS.c.DB_ID == db_id)).scalars().all()
+            query = sa.select(s.TBLS.c.TBL_NAME).where(s.TBLS.c.DB_ID == db_id)
+            if table_type is not None:
+                query = query.where(s.TBLS.c.TBL_TYPE == table_type)
+            names = conn.execute(query).scalars().all()
         return sorted(n for n in names if match(n))
 
     def drop_table(self, db: str, name: str, *, if_exists: bool = False) -> TableDef | None:
@@ -273,15 +318,19 @@ class Catalog:
 
     # ------------------------------------------------------------------ partitions
     def add_partitions(
-        self, db: str, name: str, names: Iterable[str], *, if_not_exists: bool = True, write_id: int | None = None
+        self, db: str, name: str, names: Iterable[str], *, if_not_exists: bool = True, write_id: int | None = None,
+        locations: dict[str, str] | None = None,
     ) -> list[str]:
         """Register partitions by Hive name (``p=v/q=w``); returns the names that were new.
 
         Writers call this for every partition a statement wrote into (Hive's ``add_dynamic_partitions``);
-        ``ALTER TABLE ADD PARTITION`` calls it with ``if_not_exists`` from the statement.
+        ``ALTER TABLE ADD PARTITION`` calls it with ``if_not_exists`` from the statement. ``locations``: a
+        partition's own location (``ADD PARTITION .. LOCATION``) instead of ``<table>/<name>``.
         """
         wanted = list(names)
-        return self._db.run_write(lambda conn: register_partitions(conn, db, name, wanted, if_not_exists, write_id))
+        return self._db.run_write(
+            lambda conn: register_partitions(conn, db, name, wanted, if_not_exists, write_id, locations)
+        )
 
     def drop_partitions(self, db: str, name: str, names: Iterable[str]) -> list[str]:
         """Remove partitions from the catalog (not their files); returns the names that existed."""
@@ -312,8 +361,16 @@ class Catalog:
             row = _tbl_row(conn, db, name)
             if row is None:
                 raise _table_not_found(db, name)
-            names = _partition_names(conn, row["TBL_ID"])
-        return [PartitionDef(n, tuple(v for _k, v in parse_partition_name(n))) for n in sorted(names)]
+            parts, sds = s.PARTITIONS.c, s.SDS.c
+            rows = conn.execute(
+                sa.select(parts.PART_NAME, sds.LOCATION)
+                .select_from(s.PARTITIONS.outerjoin(s.SDS, sds.SD_ID == parts.SD_ID))
+                .where(parts.TBL_ID == row["TBL_ID"])
+            ).all()
+        return [
+            PartitionDef(n, tuple(v for _k, v in parse_partition_name(n)), location)
+            for n, location in sorted(rows, key=lambda r: r[0])
+        ]
 
     def partition_write_ids(self, db: str, name: str) -> dict[str, int | None]:
         """Partition name -> the write id that created it (None: added by DDL or adopted from disk)."""
@@ -352,7 +409,8 @@ class Catalog:
 
 
 def register_partitions(
-    conn: Connection, db: str, name: str, names: Iterable[str], if_not_exists: bool = True, write_id: int | None = None
+    conn: Connection, db: str, name: str, names: Iterable[str], if_not_exists: bool = True, write_id: int | None = None,
+    locations: dict[str, str] | None = None,
 ) -> list[str]:
     """:meth:`Catalog.add_partitions` inside the caller's database transaction (the store's commit)."""
     db, name = db.strip().lower(), name.strip().lower()
@@ -376,7 +434,7 @@ def register_partitions(
                 continue
             raise CatalogError(f"Partition already exists: {db}.{name} {part}")
         added[part] = pairs
-    _insert_partitions(conn, row, added, write_id)
+    _insert_partitions(conn, row, added, write_id, locations or {})
     return list(added)
 
 
@@ -397,6 +455,7 @@ def _table_query() -> sa.Select:
     return (
         sa.select(
             t.TBL_ID, t.TBL_NAME, t.TBL_TYPE, t.OWNER, t.CREATE_TIME, t.SD_ID, t.DB_ID,
+            t.VIEW_ORIGINAL_TEXT, t.VIEW_EXPANDED_TEXT,
             sd.LOCATION, sd.INPUT_FORMAT, sd.OUTPUT_FORMAT, sd.NUM_BUCKETS, sd.CD_ID, sd.SERDE_ID, se.SLIB,
         )
         .select_from(
@@ -463,21 +522,37 @@ def _load(conn: Connection, db: str, row: Any) -> TableDef:
         comment=comment,
         owner=row["OWNER"],
         create_time=int(row["CREATE_TIME"]),
+        view_original_text=row["VIEW_ORIGINAL_TEXT"],
+        view_expanded_text=row["VIEW_EXPANDED_TEXT"],
+        serde_params=_serde_params(conn, row["SERDE_ID"]),
     )
 
 
-def _insert_serde(conn: Connection, serde_id: int, serde_lib: str) -> None:
+def _insert_serde(conn: Connection, serde_id: int, serde_lib: str, params: dict[str, str] | None = None) -> None:
+    """A serde row and its parameters (Hive's ``serialization.format``=1 when none are given)."""
     conn.execute(sa.insert(s.SERDES).values(SERDE_ID=serde_id, NAME=None, SLIB=serde_lib))
-    conn.execute(sa.insert(s.SERDE_PARAMS).values(SERDE_ID=serde_id, PARAM_KEY="serialization.format", PARAM_VALUE="1"))
+    rows = [{"SERDE_ID": serde_id, "PARAM_KEY": k, "PARAM_VALUE": v} for k, v in (params or {"serialization.format": "1"}).items()]
+    conn.execute(sa.insert(s.SERDE_PARAMS), rows)
+
+
+def _serde_params(conn: Connection, serde_id: int | None) -> dict[str, str]:
+    if serde_id is None:
+        return {}
+    sp = s.SERDE_PARAMS.c
+    return {k: v or "" for k, v in conn.execute(sa.select(sp.PARAM_KEY, sp.PARAM_VALUE).where(sp.SERDE_ID == serde_id)).all()}
 
 
 def _insert_sd(
-    conn: Connection, sd_id: int, serde_id: int, cd_id: int, location: str, storage_format: str,
-    num_buckets: int, bucket_cols: Iterable[str],
+    conn: Connection, sd_id: int, serde_id: int, cd_id: int, location: str | None, storage_format: str,
+    num_buckets: int, bucket_cols: Iterable[str], *, serde: bool = True, serde_params: dict[str, str] | None = None,
 ) -> None:
-    """A storage descriptor as Hive writes one (its serde first: SDS refers to it)."""
+    """A storage descriptor as Hive writes one (its serde first: SDS refers to it); a view's has no
+    location and a serde without a library (``serde`` False), as Hive's ``CreateViewDesc`` leaves them."""
     input_format, output_format, serde_lib = STORAGE_CLASSES[storage_format]
-    _insert_serde(conn, serde_id, serde_lib)
+    if serde:
+        _insert_serde(conn, serde_id, serde_lib, serde_params)
+    else:
+        conn.execute(sa.insert(s.SERDES).values(SERDE_ID=serde_id, NAME=None, SLIB=None))
     conn.execute(
         sa.insert(s.SDS).values(
             SD_ID=sd_id, CD_ID=cd_id, SERDE_ID=serde_id, LOCATION=location, INPUT_FORMAT=input_format,
@@ -496,12 +571,17 @@ def _insert_table(conn: Connection, db_id: int, td: TableDef) -> None:
     (serde_id,) = reserve_ids(conn, "SERDES")
     (cd_id,) = reserve_ids(conn, "CDS")
     conn.execute(sa.insert(s.CDS).values(CD_ID=cd_id))
-    _insert_sd(conn, sd_id, serde_id, cd_id, td.location, td.storage_format, td.num_buckets, td.bucket_cols)
+    view = td.table_type == VIRTUAL_VIEW
+    _insert_sd(
+        conn, sd_id, serde_id, cd_id, None if view else td.location, "sequencefile" if view else td.storage_format,
+        td.num_buckets, td.bucket_cols, serde=not view, serde_params=td.serde_params,
+    )
     conn.execute(
         sa.insert(s.TBLS).values(
             TBL_ID=tbl_id, CREATE_TIME=td.create_time, DB_ID=db_id, LAST_ACCESS_TIME=0, OWNER=td.owner,
             OWNER_TYPE="USER" if td.owner else None, RETENTION=0, SD_ID=sd_id, TBL_NAME=td.name,
-            TBL_TYPE=td.table_type, VIEW_EXPANDED_TEXT=None, VIEW_ORIGINAL_TEXT=None, IS_REWRITE_ENABLED=False,
+            TBL_TYPE=td.table_type, VIEW_EXPANDED_TEXT=td.view_expanded_text, VIEW_ORIGINAL_TEXT=td.view_original_text,
+            IS_REWRITE_ENABLED=False,
         )
     )
     _insert_columns(conn, cd_id, td.columns, start=0)
@@ -520,7 +600,8 @@ def _insert_table(conn: Connection, db_id: int, td: TableDef) -> None:
 
 
 def _insert_partitions(
-    conn: Connection, row: Any, parts: dict[str, list[tuple[str, str | None]]], write_id: int | None
+    conn: Connection, row: Any, parts: dict[str, list[tuple[str, str | None]]], write_id: int | None,
+    locations: dict[str, str] | None = None,
 ) -> None:
     """PARTITIONS rows with their own storage descriptors (the table's columns, formats and buckets), key
     values and ``transient_lastDdlTime``, as Hive's ``add_partitions`` writes them."""
@@ -540,10 +621,11 @@ def _insert_partitions(
         raise CatalogError(f"Cannot add partitions to a table stored as {storage_format}")
     now = int(time.time())
     location = (row["LOCATION"] or "").rstrip("/")
+    serde_params = _serde_params(conn, row["SERDE_ID"])  # a partition's serde is the table's, as Hive copies it
     for sd_id, serde_id, part in zip(sd_ids, serde_ids, parts, strict=True):
         _insert_sd(
-            conn, sd_id, serde_id, row["CD_ID"], f"{location}/{part}", storage_format,
-            int(row["NUM_BUCKETS"] if row["NUM_BUCKETS"] is not None else -1), buckets,
+            conn, sd_id, serde_id, row["CD_ID"], (locations or {}).get(part) or f"{location}/{part}", storage_format,
+            int(row["NUM_BUCKETS"] if row["NUM_BUCKETS"] is not None else -1), buckets, serde_params=serde_params,
         )
     conn.execute(
         sa.insert(s.PARTITIONS),

@@ -116,6 +116,9 @@ def make_engine(url: str, *, echo: bool = False) -> Engine:
         engine = sa.create_engine(sa_url, echo=echo, connect_args={"timeout": busy}, pool_pre_ping=False)
         _setup_sqlite(engine, busy)
         return engine
+    if backend == "mysql" and not sa_url.database:  # MariaDB has no default database to put the tables in
+        shown = sa_url.render_as_string(hide_password=True)
+        raise TxnError(f"transaction store {shown} names no database: add it to the URL ({shown.rstrip('/')}/NAME)")
     if backend == "mysql" and "charset" not in sa_url.query:
         sa_url = sa_url.update_query_dict({"charset": "utf8mb4"})
     return sa.create_engine(sa_url, echo=echo, isolation_level="READ COMMITTED", pool_pre_ping=True)

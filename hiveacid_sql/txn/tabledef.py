@@ -10,10 +10,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 StorageFormat = Literal["orc", "parquet", "textfile"]
-TableType = Literal["MANAGED_TABLE", "EXTERNAL_TABLE"]
+TableType = Literal["MANAGED_TABLE", "EXTERNAL_TABLE", "VIRTUAL_VIEW"]
 
 STORAGE_FORMATS: frozenset[str] = frozenset({"orc", "parquet", "textfile"})
 TABLE_TYPES: frozenset[str] = frozenset({"MANAGED_TABLE", "EXTERNAL_TABLE"})
+#: Hive's table type of a view (``TableType.VIRTUAL_VIEW``): no location, its query in TBLS.VIEW_*_TEXT
+VIRTUAL_VIEW = "VIRTUAL_VIEW"
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,13 @@ class TableDef:
     comment: str | None = None
     owner: str | None = None
     create_time: int = 0
+    #: a view's query as the user wrote it and as stored for reading (names qualified), Hive's
+    #: ``VIEW_ORIGINAL_TEXT`` / ``VIEW_EXPANDED_TEXT``; None for tables
+    view_original_text: str | None = None
+    view_expanded_text: str | None = None
+    #: the serde's parameters (``SERDE_PARAMS``: ``field.delim``, ``serialization.null.format``, ..), which
+    #: ``ROW FORMAT DELIMITED`` / ``WITH SERDEPROPERTIES`` set; Hive's ``serialization.format``=1 when empty
+    serde_params: dict[str, str] = field(default_factory=dict)
 
     @property
     def qualified_name(self) -> str:
@@ -62,6 +71,10 @@ class TableDef:
     def is_transactional(self) -> bool:
         """Hive's test: TBLPROPERTIES 'transactional' equals 'true', ignoring case."""
         return _param(self.params, "transactional").lower() == "true"
+
+    @property
+    def is_view(self) -> bool:
+        return self.table_type == VIRTUAL_VIEW
 
     @property
     def is_insert_only(self) -> bool:
@@ -108,10 +121,13 @@ class TableDef:
 
 @dataclass(frozen=True)
 class PartitionDef:
-    """One partition of a table: Hive's escaped name (``p=v/q=w``) and its unescaped values (None = NULL)."""
+    """One partition of a table: Hive's escaped name (``p=v/q=w``), its unescaped values (None = NULL) and
+    the location its storage descriptor records (None when not loaded; ``ADD PARTITION .. LOCATION`` puts a
+    plain table's partition anywhere, otherwise it is ``<table>/<name>``)."""
 
     name: str
     values: tuple[str | None, ...]
+    location: str | None = None
 
 
 def _param(params: dict[str, str], key: str) -> str:

@@ -88,6 +88,8 @@ def test_the_argument_views_are_gone_after_the_call(spark, acid, updates_df):
 def test_without_arguments_braces_are_left_alone(acid):
     _employee(acid)
     assert _rows(acid, "SELECT '{x}' AS s") == [("{x}",)]
+    # a statement over tables passes their snapshot frames to spark.sql as {name} fields: its own braces stay text
+    assert _rows(acid, "SELECT '{x}', '}{', id FROM employee WHERE id = 1") == [("{x}", "}{", 1)]
 
 
 def test_a_temp_view_comes_before_a_table_of_the_same_name_and_a_qualified_name_is_the_table(spark, acid, updates_df):

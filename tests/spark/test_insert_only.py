@@ -273,3 +273,98 @@ def test_minor_compaction_and_initiator_of_insert_only(acid, warehouse: Path) ->
     compactor.work_all()
     assert _tree(warehouse / "mm" / "base_0000007") == ["000000_0"]
     assert _rows(acid, "SELECT * FROM mm") == [(i,) for i in range(7)]
+
+
+def _kind(acid, name: str) -> tuple[bool, str | None]:
+    params = acid.catalog.get_table("default", name).params
+    return params.get("transactional") == "true", params.get("transactional_properties")
+
+
+def test_create_transactional_table_and_create_as_settings(acid, warehouse: Path) -> None:
+    acid.sql("CREATE TRANSACTIONAL TABLE t_orc (id int) STORED AS ORC")
+    acid.sql("CREATE TRANSACTIONAL TABLE t_pq (id int) STORED AS PARQUET")
+    acid.sql("CREATE TRANSACTIONAL TABLE t_txt (id int) STORED AS TEXTFILE")
+    assert [_kind(acid, t) for t in ("t_orc", "t_pq", "t_txt")] == [
+        (True, "default"), (True, "insert_only"), (True, "insert_only"),
+    ]
+    acid.sql("CREATE TABLE plain_default (id int) STORED AS ORC")
+    assert _kind(acid, "plain_default") == (False, None)
+    acid.sql("SET hive.create.as.insert.only=true")
+    acid.sql("CREATE TABLE io_orc (id int) STORED AS ORC")
+    acid.sql("CREATE TABLE io_txt (id int)")
+    acid.sql("CREATE TABLE stays_plain (id int) STORED AS ORC TBLPROPERTIES ('transactional'='false')")
+    acid.sql(f"CREATE EXTERNAL TABLE ext (id int) STORED AS ORC LOCATION '{warehouse / 'ext'}'")
+    assert [_kind(acid, t) for t in ("io_orc", "io_txt", "ext")] == [
+        (True, "insert_only"), (True, "insert_only"), (False, None),
+    ]
+    assert not acid.catalog.get_table("default", "stays_plain").is_transactional
+    acid.sql("SET hive.create.as.acid=true")
+    acid.sql("CREATE TABLE both_orc (id int) STORED AS ORC")
+    acid.sql("CREATE TABLE both_pq (id int) STORED AS PARQUET")
+    assert [_kind(acid, t) for t in ("both_orc", "both_pq")] == [(True, "default"), (True, "insert_only")]
+    acid.sql("SET hive.create.as.insert.only=false")
+    acid.sql("CREATE TABLE acid_orc (id int) STORED AS ORC")
+    acid.sql("CREATE TABLE acid_pq (id int) STORED AS PARQUET")
+    assert [_kind(acid, t) for t in ("acid_orc", "acid_pq")] == [(True, "default"), (False, None)]
+    # The tables made this way work as their kind: a write and a read of each.
+    for t in ("t_orc", "t_pq", "io_orc", "both_orc", "acid_pq"):
+        acid.sql(f"INSERT INTO {t} VALUES (1)")
+        assert _rows(acid, f"SELECT * FROM {t}") == [(1,)]
+    assert (warehouse / "t_pq" / "delta_0000001_0000001_0000" / "000000_0").is_file()
+    assert any(p.name.startswith("bucket_") for p in (warehouse / "t_orc" / "delta_0000001_0000001_0000").iterdir())
+    acid.sql("UPDATE t_orc SET id = 2")
+    assert _rows(acid, "SELECT * FROM t_orc") == [(2,)]
+    with pytest.raises(HiveAcidError, match="insert-only transactional"):
+        acid.sql("UPDATE io_orc SET id = 2")
+
+
+def test_ctas_into_each_kind(acid, warehouse: Path) -> None:
+    acid.sql("CREATE TABLE src (id int, v string)")
+    acid.sql("INSERT INTO src VALUES (1, 'a'), (2, 'b')")
+    acid.sql(f"CREATE TABLE c_mm STORED AS PARQUET {MM} AS SELECT * FROM src")
+    acid.sql("CREATE TABLE c_acid STORED AS ORC TBLPROPERTIES ('transactional'='true') AS SELECT * FROM src")
+    acid.sql("CREATE TRANSACTIONAL TABLE c_t STORED AS TEXTFILE AS SELECT id * 10 AS id, v FROM src")
+    acid.sql("SET hive.create.as.insert.only=true")
+    acid.sql("CREATE TABLE c_set AS SELECT * FROM src WHERE id = 2")
+    assert [_kind(acid, t) for t in ("c_mm", "c_acid", "c_t", "c_set")] == [
+        (True, "insert_only"), (True, "default"), (True, "insert_only"), (True, "insert_only"),
+    ]
+    assert _rows(acid, "SELECT * FROM c_mm") == [(1, "a"), (2, "b")]
+    assert _rows(acid, "SELECT * FROM c_acid") == [(1, "a"), (2, "b")]
+    assert _rows(acid, "SELECT * FROM c_t") == [(10, "a"), (20, "b")]
+    assert _rows(acid, "SELECT * FROM c_set") == [(2, "b")]
+    assert _tree(warehouse / "c_mm") == ["delta_0000001_0000001_0000/000000_0"]
+    assert _tree(warehouse / "c_set") == ["delta_0000001_0000001_0000/000000_0"]
+
+
+@pytest.mark.parametrize("kind", ["full", "insert_only"])
+def test_hive4_compacted_dirs_count_once_their_visibility_txn_commits(acid, warehouse: Path, kind: str) -> None:
+    """A Hive 4 compactor writes ``base_N_vT`` / ``delta_a_b_vT`` in its own transaction T: until T commits
+    (or if it aborts) readers keep reading the inputs."""
+    import shutil
+
+    props = MM if kind == "insert_only" else "TBLPROPERTIES ('transactional'='true')"
+    acid.sql(f"CREATE TABLE t (id int) STORED AS ORC {props}")
+    acid.sql("INSERT INTO t VALUES (1)")
+    acid.sql("INSERT INTO t VALUES (2)")
+    root = warehouse / "t"
+
+    def hive4_output(txn: int) -> Path:
+        # The compactor's output, made from write id 1's files only, so reading it is visible in the rows.
+        out = root / f"base_0000002_v{txn:07d}"
+        shutil.copytree(root / "delta_0000001_0000001_0000", out)
+        (out / "_metadata_acid").write_bytes(b'{"thisFileVersion":"0","dataFormat":"compacted"}')
+        return out
+
+    store = acid.store
+    running = store.open_txn("hive", "compactor")
+    hive4_output(running)
+    assert _rows(acid, "SELECT * FROM t") == [(1,), (2,)]  # T open: the output does not exist yet
+    store.abort_txn(running)
+    assert _rows(acid, "SELECT * FROM t") == [(1,), (2,)]  # T aborted: a failed compaction's garbage
+    done = store.open_txn("hive", "compactor")
+    out = hive4_output(done)
+    store.commit_txn(done)
+    assert _rows(acid, "SELECT * FROM t") == [(1,)]  # T committed: base_2_vT is the table up to write id 2
+    shutil.rmtree(out)
+    assert _rows(acid, "SELECT * FROM t") == [(1,), (2,)]

@@ -35,7 +35,9 @@ COLUMNS = (
     "arr array<timestamp>, m map<string,date>, st struct<x:decimal(38,18),y:string>"
 )
 NAMES = [c.split()[0] for c in COLUMNS.split(", ")]
-PRIMITIVE = NAMES.index("arr")  # the columns before the nested ones
+#: the columns without a timestamp at any depth: a table of these is written by the Arrow ORC writer
+ARROW_COLUMNS = [c for c in COLUMNS.split(", ") if "timestamp" not in c]
+ARROW_NAMES = [c.split()[0] for c in ARROW_COLUMNS]
 # 38 significant digits, HiveDecimal's maximum
 DEC_MAX = "99999999999999999999.999999999999999999"
 
@@ -165,12 +167,17 @@ def matrix(spark, tmp_path_factory):
         acid.sql("INSERT INTO m_major SELECT * FROM m_minor")
         acid.sql(f"UPDATE m_major SET {every} WHERE id IN (1, 6)")
         acid.sql("ALTER TABLE m_major COMPACT 'major' AND WAIT")
+        # without timestamp columns the tasks write with pyarrow's ORC writer (open_event_writer), not pyorc
+        acid.sql(f"CREATE TABLE m_arrow ({', '.join(ARROW_COLUMNS)}) {ACID}")
+        acid.sql(f"INSERT INTO m_arrow SELECT {', '.join(ARROW_NAMES)} FROM m_values")
+        acid.sql("SET hiveacid.driver.write.max.rows=0")
+        acid.sql(f"UPDATE m_arrow SET {', '.join(f'{n} = {n}' for n in ARROW_NAMES[1:])} WHERE id IN (2, 5)")
+        acid.sql("SET hiveacid.driver.write.max.rows=10000")
         for name, storage in (("p_orc", "STORED AS ORC"), ("p_parquet", "STORED AS PARQUET")):
             acid.sql(f"CREATE TABLE {name} ({COLUMNS}) {storage}")
             acid.sql(f"INSERT INTO {name} SELECT * FROM m_values")
-        # TEXTFILE holds no array/map/struct columns yet (README): the primitive columns
-        acid.sql(f"CREATE TABLE p_text ({', '.join(COLUMNS.split(', ')[:PRIMITIVE])})")
-        acid.sql(f"INSERT INTO p_text SELECT {', '.join(NAMES[:PRIMITIVE])} FROM m_values")
+        acid.sql(f"CREATE TABLE p_text ({COLUMNS}) STORED AS TEXTFILE")
+        acid.sql("INSERT INTO p_text SELECT * FROM m_values")
         yield acid, warehouse
     finally:
         acid.close()
@@ -188,10 +195,11 @@ def test_select_reads_what_was_written(matrix, table):
 
 
 def test_textfile_reads_what_was_written(matrix):
-    """Hive's LazySimpleSerDe text: '' and NULL apart, tabs and unicode kept, floats as Java prints them."""
+    """Hive's LazySimpleSerDe text: '' and NULL apart, tabs and unicode kept, floats as Java prints them,
+    arrays, maps and structs with Hive's nested separators."""
     acid, _ = matrix
-    got = _spark_rows(acid, f"SELECT {', '.join(NAMES[:PRIMITIVE])} FROM p_text")
-    assert got == {k: v[:PRIMITIVE] for k, v in WANT.items()}
+    got = _spark_rows(acid, f"SELECT {', '.join(NAMES)} FROM p_text")
+    assert got == WANT, _diff(got, WANT)
 
 
 @pytest.mark.parametrize("table", ACID_TABLES)
@@ -231,3 +239,26 @@ def test_38_digit_decimal_next_to_a_timestamp(acid):
     got = {r.id: r.dec for r in acid.sql("SELECT id, dec FROM wide").collect()}
     assert got == {1: Decimal("99999999999999999999.999999999999999999"),
                    2: Decimal("-99999999999999999999.999999999999999999")}
+
+
+def test_the_arrow_orc_writer_writes_every_value_exactly(matrix):
+    """The other event writer: INSERT ... SELECT and UPDATE through tasks of a table without timestamps."""
+    import io
+
+    from hiveacid_sql.acid.hive_types import parse_hive_type
+    from hiveacid_sql.acid.orc_fast_writer import FastAcidEventWriter, open_event_writer
+
+    acid, warehouse = matrix
+    columns = [(c.split()[0], parse_hive_type(c.split(maxsplit=1)[1])) for c in ARROW_COLUMNS]
+    assert isinstance(open_event_writer(io.BytesIO(), columns), FastAcidEventWriter)
+    keep = [NAMES.index(n) for n in ARROW_NAMES]
+    want = {k: tuple(v[i] for i in keep) for k, v in WANT.items()}
+    got = _spark_rows(acid, f"SELECT {', '.join(ARROW_NAMES)} FROM m_arrow")
+    assert got == want, _diff(got, want)
+    table = hiveacid_sql.read_table("m_arrow", warehouse=warehouse).select(ARROW_NAMES)
+    rows = {}
+    for row in table.to_pylist():
+        row["m"] = dict(row["m"]) if isinstance(row["m"], list) else row["m"]
+        row["st"] = None if row["st"] is None else (row["st"]["x"], row["st"]["y"])
+        rows[row["id"]] = _norm(tuple(row[n] for n in ARROW_NAMES))
+    assert rows == want

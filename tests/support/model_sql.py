@@ -75,6 +75,8 @@ class Table:
     partition: Column | None = None
     buckets: int | None = None
     bucket_column: str = "k"
+    insert_only: str | None = None  # an insert-only table's format (ORC, PARQUET); None: full ACID ORC
+    plain: bool = False  # a plain (non-ACID) Parquet table: INSERT / INSERT OVERWRITE / TRUNCATE; DML refused
 
     @property
     def all_columns(self) -> tuple[Column, ...]:
@@ -87,6 +89,13 @@ class Table:
             text += f" PARTITIONED BY ({self.partition.name} {self.partition.type})"
         if self.buckets:
             text += f" CLUSTERED BY ({self.bucket_column}) INTO {self.buckets} BUCKETS"
+        if self.plain:
+            return text + " STORED AS PARQUET"
+        if self.insert_only:
+            return (
+                text + f" STORED AS {self.insert_only} TBLPROPERTIES ('transactional'='true', "
+                "'transactional_properties'='insert_only')"
+            )
         return text + " STORED AS ORC TBLPROPERTIES ('transactional'='true')"
 
     def duck_ddl(self) -> str:
@@ -290,11 +299,25 @@ def table_schema(draw: st.DrawFn, name: str) -> Table:
     partition = None
     if draw(st.integers(0, 2)) == 0:
         partition = Column("p", draw(st.sampled_from(["int", "string"])))
+    if draw(st.integers(0, 4)) == 0:  # a plain partitioned (or not) Parquet table; plain tables have no buckets
+        return Table(name, columns, partition, plain=True)
     buckets = draw(st.sampled_from([None, None, 2, 3]))
     bucket_column = "k"
     if buckets:
         bucket_column = draw(st.sampled_from([c.name for c in columns if c.type in ("int", "string", "bigint")]))
-    return Table(name, columns, partition, buckets, bucket_column)
+    insert_only = None if buckets else draw(st.sampled_from([None, None, "ORC", "PARQUET"]))
+    return Table(name, columns, partition, buckets, bucket_column, insert_only)
+
+
+@st.composite
+def create_view(draw: st.DrawFn, name: str, table: Table) -> Statement:
+    """``CREATE OR REPLACE VIEW name AS SELECT * FROM table [WHERE ..]`` (a view read like a table)."""
+    where = where_clause(draw, table, [])
+    return Statement(
+        "create-view",
+        f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM {table.name}{where.hive}",
+        [f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM {table.name}{where.duck}"],
+    )
 
 
 @st.composite

@@ -19,9 +19,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
 import uuid
-import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -93,17 +94,18 @@ class _ReadyServerDatabase:
         self._engine = sa.create_engine(self.url, poolclass=sa.pool.NullPool)
         TxnStore(self.url).close()
         meta = sa.MetaData()
-        with self._engine.connect() as conn, warnings.catch_warnings():
-            # Hive's WM_POOL and WM_RESOURCEPLAN refer to each other; both stay empty in every test.
-            warnings.filterwarnings("ignore", "Cannot correctly sort tables", sa.exc.SAWarning)
+        with self._engine.connect() as conn:
             meta.reflect(conn)
+            # Parents before children (as the seed rows go back in); Hive's WM_POOL and WM_RESOURCEPLAN refer
+            # to each other (both stay empty in every test): sort_tables_and_constraints sets that cycle aside
+            # where MetaData.sorted_tables would warn (from this thread, past pytest's warning filters).
+            ordered = [
+                t for t, _ in sa.schema.sort_tables_and_constraints(meta.tables.values()) if t is not None
+            ]
             #: children before parents, so that deleting in this order never breaks a foreign key
-            self._tables = list(reversed(meta.sorted_tables))
+            self._tables = list(reversed(ordered))
             self._names = sorted(t.name for t in self._tables)
-            #: parents before children, as the rows go back in
-            self._seeds = {
-                t.name: [dict(r) for r in conn.execute(sa.select(t)).mappings()] for t in meta.sorted_tables
-            }
+            self._seeds = {t.name: [dict(r) for r in conn.execute(sa.select(t)).mappings()] for t in ordered}
         self._seeds = {name: rows for name, rows in self._seeds.items() if rows}
         self._by_name = {t.name: t for t in self._tables}
 
@@ -134,12 +136,22 @@ class ReadyStores:
     """Stores ready for use, one template per backend for a whole test run (see the module's docstring).
 
     SQLite copies a file bootstrapped once; PostgreSQL and MariaDB reuse one database each, reset per test.
+    :meth:`prepare` starts the servers' bootstraps in the background (the run's first tests need no store, and
+    a bootstrap mostly waits for the server's DDL), :meth:`url` waits for it.
     """
 
-    def __init__(self, scratch: Path) -> None:
-        self._scratch = scratch
-        self._servers: dict[str, _ReadyServerDatabase] = {}
+    def __init__(self) -> None:
+        self._scratch = Path(tempfile.mkdtemp(prefix="hiveacid-ready-"))
+        self._pool = ThreadPoolExecutor(2, thread_name_prefix="ready-store")
+        self._servers: dict[str, Future[_ReadyServerDatabase]] = {}
         self._sqlite: Path | None = None
+
+    def prepare(self, backends: Iterable[str]) -> None:
+        """Start bootstrapping the template of each server backend (``postgres``, ``mariadb``) in the background."""
+        for backend in backends:
+            if backend != "sqlite" and backend not in self._servers:
+                admin = PG_ADMIN_URL if backend == "postgres" else MARIADB_ADMIN_URL
+                self._servers[backend] = self._pool.submit(_ReadyServerDatabase, admin)
 
     def url(self, backend: str, tmp_path: Path) -> str:
         """The URL of a store in the state a new store has after its bootstrap, nothing else in it."""
@@ -153,16 +165,19 @@ class ReadyStores:
             target = tmp_path / "txn.db"
             shutil.copyfile(self._sqlite, target)
             return f"sqlite:///{target}"
-        if backend not in self._servers:
-            self._servers[backend] = _ReadyServerDatabase(
-                PG_ADMIN_URL if backend == "postgres" else MARIADB_ADMIN_URL
-            )
-        return self._servers[backend].use()
+        self.prepare([backend])
+        return self._servers[backend].result().use()
 
     def close(self) -> None:
-        for server in self._servers.values():
-            server.close()
-        self._servers.clear()
+        """Drop the servers' databases (waiting for a bootstrap still running) and the SQLite template."""
+        try:
+            for future in self._servers.values():
+                if future.exception() is None:
+                    future.result().close()
+        finally:
+            self._servers.clear()
+            self._pool.shutdown()
+            shutil.rmtree(self._scratch, ignore_errors=True)
 
 
 def open_and_commit(url: str, count: int) -> list[tuple[int, int]]:

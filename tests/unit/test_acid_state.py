@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hiveacid_sql.acid.state import AcidState, DirEntry, FileEntry, TableListing, get_acid_state
-from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.acid.writeids import ValidTxnList, ValidWriteIdList
 from hiveacid_sql.errors import AcidFormatError, NotEnoughHistoryError
 
 
@@ -193,6 +193,35 @@ def test_visibility_suffix_marks_compacted_base():
     )
     with pytest.raises(NotEnoughHistoryError):
         get_acid_state(lst, snap(6, open_=(4,)))
+
+
+@pytest.mark.parametrize(
+    ("txns", "expected", "aborted"),
+    [
+        # the compactor's transaction 20 still open: its outputs do not exist yet for this reader
+        (ValidTxnList.create(25, open_txns=(20,)), ("base_0000001", ["delta_0000002_0000002_0000",
+          "delta_0000003_0000003_0000"], ["delete_delta_0000003_0000003_0000"]), []),
+        # committed after this reader's snapshot (above its high watermark): invisible too
+        (ValidTxnList.create(19), ("base_0000001", ["delta_0000002_0000002_0000", "delta_0000003_0000003_0000"],
+          ["delete_delta_0000003_0000003_0000"]), []),
+        # aborted (a failed compaction): garbage, never read
+        (ValidTxnList.create(25, aborted_txns=(20,)), ("base_0000001", ["delta_0000002_0000002_0000",
+          "delta_0000003_0000003_0000"], ["delete_delta_0000003_0000003_0000"]),
+         ["base_0000003_v0000020", "delta_0000002_0000003_v0000020"]),
+        # committed: the compacted directories win, the inputs are obsolete
+        (ValidTxnList.create(25), ("base_0000003_v0000020", [], []), []),
+        # no transaction list (a bare directory): every _v directory is usable, as in Trino
+        (None, ("base_0000003_v0000020", [], []), []),
+    ],
+)
+def test_hive4_visibility_suffix_needs_its_transaction_committed(txns, expected, aborted):
+    lst = listing(
+        "base_0000001", "delta_0000002_0000002_0000", "delta_0000003_0000003_0000", "delete_delta_0000003_0000003_0000",
+        d("base_0000003_v0000020", compacted=True), "delta_0000002_0000003_v0000020",
+    )
+    state = get_acid_state(lst, committed(3), txns=txns)
+    assert names(state) == expected
+    assert sorted(a for a in state.aborted if "_v" in a) == aborted
 
 
 def test_iow_base():

@@ -30,6 +30,13 @@ def test_creates_hive_tables_and_version_row(url: str) -> None:
         check_new_store(store)
 
 
+def test_a_mariadb_url_without_a_database_is_refused_in_one_line() -> None:
+    """MariaDB has no default database: the URL must name one (it used to end in SQLAlchemy's AttributeError)."""
+    with pytest.raises(TxnError, match=r"^transaction store mysql\+pymysql://root:\*\*\*@127\.0\.0\.1:3306/ names no "
+                                       r"database: add it to the URL \(mysql\+pymysql://root:\*\*\*@127\.0\.0\.1:3306/NAME\)$"):
+        TxnStore("mysql+pymysql://root:secret@127.0.0.1:3306/")
+
+
 def test_reopening_keeps_data_and_does_not_reseed(ready_url: str) -> None:
     with TxnStore(ready_url) as first:
         t1 = first.open_txn("alice", "h1")
