@@ -175,8 +175,6 @@ def _read_named(
                 raise PlanError(f"read_table reads tables, not views: {tdef.qualified_name} is a view")
             partitions = store.catalog.list_partitions(db, tname) if tdef.is_partitioned else None
             return _read_plain(tdef.location, tdef.storage_format, cols, columns, filter, row_id, partitions, part_cols)
-        if tdef.is_insert_only:
-            raise PlanError(f"read_table does not read insert-only tables yet: {tdef.qualified_name} (acid.sql reads it)")
         fs, path = filesystem_for(tdef.location)
         leases = ReadLeases(store.engine)
         # As every SELECT of the engine: the lease comes before the snapshot and the listing, so the cleaner
@@ -194,7 +192,9 @@ def _read_named(
                 ids = as_of(current, request, tdef.qualified_name, commits)
                 created = store.catalog.partition_write_ids(db, tname) if part_cols else {}
                 part_dirs = version_part_dirs(fs, path, tdef.qualified_name, current, ids, part_dirs, created)
-            files = snapshot_files(fs, path, ids, part_dirs, txns=snapshot.txns)
+            files = snapshot_files(fs, path, ids, part_dirs, insert_only=tdef.is_insert_only, txns=snapshot.txns)
+            if tdef.is_insert_only:
+                return _read_insert_only(fs, files, tdef.storage_format, cols, part_cols, columns, filter, row_id)
             return _scan(fs, files, cols, part_cols, ids, columns, filter, row_id, threads)
         finally:
             leases.release(lease)
@@ -386,18 +386,15 @@ def _read_plain(
     partition's values from the catalog."""
     if row_id:
         raise PlanError("row__id exists on transactional tables only")
-    fmt = storage_format.lower()
-    if fmt not in ("orc", "parquet"):
-        raise PlanError(f"read_table reads plain ORC and Parquet tables, not {fmt.upper()}")
     if partitions is None:
-        return _finish(_plain_files(location, fmt, cols), _expression(filter), columns, False)
+        return _finish(_files_in(location, storage_format, cols), _expression(filter), columns, False)
     part_cols = part_cols or []
     kept = set(_prune([p.name for p in partitions], part_cols, filter))
     pieces = []
     for part in partitions:
         if part.name not in kept:
             continue
-        data = _plain_files(part.location or f"{location.rstrip('/')}/{part.name}", fmt, cols)
+        data = _files_in(part.location or f"{location.rstrip('/')}/{part.name}", storage_format, cols)
         for value, (name, htype) in zip(part.values, part_cols, strict=True):
             raw = pa.array([value] * data.num_rows, pa.string())
             data = data.append_column(pa.field(name, arrow_type(htype)), to_table_values(raw, parse_hive_type("string"), htype))
@@ -407,11 +404,48 @@ def _read_plain(
     return _finish(out, _expression(filter), columns, False)
 
 
-def _plain_files(location: str, fmt: str, cols: Columns) -> pa.Table:
-    """The data columns of the ORC or Parquet files directly in ``location``."""
+def _files_in(location: str, storage_format: str, cols: Columns) -> pa.Table:
+    """The data columns of the plain files directly in ``location``."""
     fs, path = filesystem_for(location)
     infos = fs.get_file_info(pafs.FileSelector(path, allow_not_found=True, recursive=False))
     paths = sorted(i.path for i in infos if i.type == pafs.FileType.File and i.size and not is_hidden(i.base_name))
+    return _plain_files(fs, paths, storage_format, cols)
+
+
+def _read_insert_only(
+    fs: pafs.FileSystem,
+    files: ScanFiles,
+    storage_format: str,
+    cols: Columns,
+    part_cols: Columns,
+    columns: Sequence[str] | None,
+    filter: Filter | None,
+    row_id: bool,
+) -> pa.Table:
+    """An insert-only table's snapshot: the plain files of its chosen directories, partition values from
+    the directory names."""
+    if row_id:
+        raise PlanError("row__id exists on full-ACID tables only (an insert-only table has no row ids)")
+    pieces = []
+    schema = table_schema(list(cols) + list(part_cols))
+    for d in files.dirs:
+        paths = [*d.data_files, *d.original_files]
+        infos = fs.get_file_info(paths) if paths else []
+        data = _plain_files(fs, [i.path for i in infos if i.size], storage_format, cols)
+        values = [v for _k, v in parse_partition_name(d.part_dir)] if d.part_dir else []
+        for (name, htype), raw in zip(part_cols, values, strict=True):
+            text = pa.array([raw] * data.num_rows, pa.string())
+            data = data.append_column(name, to_table_values(text, parse_hive_type("string"), htype))
+        pieces.append(data.cast(schema))
+    out = pa.concat_tables(pieces) if pieces else schema.empty_table()
+    return _finish(out, _expression(filter), columns, False)
+
+
+def _plain_files(fs: pafs.FileSystem, paths: Sequence[str], storage_format: str, cols: Columns) -> pa.Table:
+    """Plain ORC or Parquet files as the table's columns, matched by name (as Spark's readers do)."""
+    fmt = storage_format.lower()
+    if fmt not in ("orc", "parquet"):
+        raise PlanError(f"read_table reads plain ORC and Parquet files, not {fmt.upper()}")
     pieces = []
     for p in paths:
         if fmt == "orc":

@@ -368,3 +368,31 @@ def test_hive4_compacted_dirs_count_once_their_visibility_txn_commits(acid, ware
     assert _rows(acid, "SELECT * FROM t") == [(1,)]  # T committed: base_2_vT is the table up to write id 2
     shutil.rmtree(out)
     assert _rows(acid, "SELECT * FROM t") == [(1,), (2,)]
+
+
+@pytest.mark.parametrize("fmt", ["ORC", "PARQUET"])
+def test_read_table_reads_the_same_snapshot(acid, warehouse: Path, fmt: str) -> None:
+    import datetime as dt
+
+    import hiveacid_sql
+
+    acid.sql(f"CREATE TABLE mm (id int, ts timestamp, d decimal(10,2)) PARTITIONED BY (p string) STORED AS {fmt} {MM}")
+    acid.sql("INSERT INTO mm VALUES (1, '1960-01-01 10:00:00.5', 1.25, 'a'), (2, NULL, NULL, NULL)")
+    acid.sql("INSERT OVERWRITE TABLE mm PARTITION (p='b') SELECT 3, '2024-02-29 23:59:59', 3.5")
+    acid.sql("BEGIN")
+    acid.sql("INSERT INTO mm VALUES (4, NULL, 4, 'a')")  # open: invisible to read_table
+    try:
+        table = hiveacid_sql.read_table("mm", warehouse=warehouse)
+        rows = sorted(tuple(r.values()) for r in table.to_pylist())
+        from decimal import Decimal
+
+        assert rows == [
+            (1, dt.datetime(1960, 1, 1, 10, 0, 0, 500000), Decimal("1.25"), "a"),
+            (2, None, None, None),
+            (3, dt.datetime(2024, 2, 29, 23, 59, 59), Decimal("3.50"), "b"),
+        ]
+        assert hiveacid_sql.read_table("mm", warehouse=warehouse, filter=[("p", "=", "b")]).num_rows == 1
+    finally:
+        acid.sql("ROLLBACK")
+    with pytest.raises(HiveAcidError, match="no row ids"):
+        hiveacid_sql.read_table("mm", warehouse=warehouse, row_id=True)

@@ -30,7 +30,7 @@ import pyorc
 from hiveacid_sql.acid.listing import filesystem_for, list_acid_dir
 from hiveacid_sql.acid.names import is_hidden, parse_bucket_file, parse_dir_name
 from hiveacid_sql.acid.state import get_acid_state
-from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.acid.writeids import RangeResponse, ValidWriteIdList
 from hiveacid_sql.errors import AcidFormatError
 
 ACID_VERSION_FILE = "_orc_acid_version"
@@ -135,9 +135,24 @@ def _acid_dirs(tf: TableFiles) -> list[Path]:
     return out
 
 
+def _aborted(tf: TableFiles, d: Path) -> bool:
+    """A delta of aborted write ids only: garbage no reader lists (a killed writer's), left to the cleaner."""
+    parsed = parse_dir_name(d.name)
+    return (
+        parsed is not None
+        and not d.name.startswith("base_")
+        and tf.write_ids.is_write_id_range_aborted(parsed.min_write_id, parsed.max_write_id) is RangeResponse.ALL
+    )
+
+
 def rule_acid_version_file(tf: TableFiles) -> list[str]:
-    """Every base/delta dir says it holds ACID version 2 files (readers need it for pyorc-written files)."""
-    return [f"{d}: no {ACID_VERSION_FILE}" for d in _acid_dirs(tf) if not (d / ACID_VERSION_FILE).is_file()]
+    """Every base/delta dir a reader may list says it holds ACID version 2 files (readers need it for
+    pyorc-written files); a killed writer's aborted delta may lack it (it is written when the statement ends)."""
+    return [
+        f"{d}: no {ACID_VERSION_FILE}"
+        for d in _acid_dirs(tf)
+        if not (d / ACID_VERSION_FILE).is_file() and not _aborted(tf, d)
+    ]
 
 
 def _key_index(stripes: list[list[tuple[int, int, int, int, int]]]) -> str:
