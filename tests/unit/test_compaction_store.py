@@ -218,3 +218,28 @@ def test_history_keeps_hives_retention_per_directory_and_state(store):
         ("p=1", 3, "succeeded"), ("p=1", 4, "failed"), ("p=1", 5, "succeeded"),
         ("p=2", 8, "succeeded"), ("p=2", 9, "failed"), ("p=2", 10, "succeeded"),
     ]
+
+
+def test_insert_only_compaction_rules():
+    """Insert-only directories: nested files (HIVE_UNION_SUBDIR_n) are inputs, a minor compaction has no
+    delete delta output, and the initiator asks major where a full-ACID table would get minor."""
+    union = DirEntry(
+        "delta_0000002_0000002_0000", (),
+        subdirs=(DirEntry("HIVE_UNION_SUBDIR_1", (FileEntry("delta_0000002_0000002_0000/HIVE_UNION_SUBDIR_1/000000_0", 10),)),),
+    )
+    mm = TableListing((DirEntry("base_0000001", (FileEntry("base_0000001/000000_0", 1000),)), union,
+                       DirEntry("delta_0000003_0000003_0000", (FileEntry("delta_0000003_0000003_0000/000000_0", 10),))))
+    ids = ValidWriteIdList.all_committed("t", 3)
+    minor = plan_compaction(mm, ids, "minor", insert_only=True)
+    assert minor is not None and minor.insert_dir == "delta_0000002_0000003" and minor.delete_dir is None
+    assert [f.path for f in minor.state.delta_files["delta_0000002_0000002_0000"]] == [
+        "delta_0000002_0000002_0000/HIVE_UNION_SUBDIR_1/000000_0"
+    ]
+    major = plan_compaction(mm, ids, "major", insert_only=True)
+    assert major is not None and major.insert_dir == "base_0000003" and major.delete_dir is None
+    state = get_acid_state(mm, ids, nested_files=True)
+    sizes = {"base_0000001": 1000, "delta_0000002_0000002_0000": 10, "delta_0000003_0000003_0000": 10}
+    table = {"compactorthreshold.hive.compactor.delta.num.threshold": "1"}
+    assert determine_compaction_type(state, sizes, 0, table, {}) == "minor"
+    assert determine_compaction_type(state, sizes, 0, table, {}, insert_only=True) == "major"
+    assert sorted(obsolete_after(mm, 3, insert_only=True)) == []
