@@ -3,7 +3,8 @@ shared counters and append a ledger row in one transaction each, retrying on con
 checks that the two tables always agree. At the end every committed increment is in the counters, the ledger
 holds exactly the committed pairs, and no read ever saw one table's write without the other's.
 
-On SQLite, PostgreSQL and MariaDB stores; a few iterations each (every process starts a JVM: ~10 s)."""
+On SQLite (CI) and, with ``pytest --long``, PostgreSQL and MariaDB stores; a few iterations each (every process starts a
+JVM: ~10 s)."""
 
 from __future__ import annotations
 
@@ -37,7 +38,16 @@ def _finish(proc: subprocess.Popen, timeout: float = 600) -> None:
     assert proc.returncode == 0, out[-3000:]
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+#: CI runs SQLite (the embedded default); PostgreSQL and MariaDB with ``pytest --long`` (a minute each: CI's
+#: 25-minute budget). The store's own multi-process id tests (test_store_concurrency.py) run on all three in CI.
+MULTIPROCESS_BACKENDS = [
+    BACKENDS[0],
+    pytest.param("postgres", id="postgres", marks=[pytest.mark.postgres, pytest.mark.release]),
+    pytest.param("mariadb", id="mariadb", marks=[pytest.mark.mariadb, pytest.mark.release]),
+]
+
+
+@pytest.mark.parametrize("backend", MULTIPROCESS_BACKENDS)
 def test_no_lost_update_and_no_torn_read_across_processes(backend, tmp_path, spark):
     warehouse = tmp_path / "wh"
     with store_url(backend, tmp_path) as url:
