@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pyspark import StorageLevel
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import Column, DataFrame, Row, Window
 from pyspark.sql import functions as F
 
 from hiveacid_sql.errors import ExecutionError
@@ -67,13 +67,7 @@ def write_merge(
     classified = classified.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         classified = cardinality_check(plan, classified, settings.value(CARDINALITY_CHECK))
-        counts = classified.agg(
-            F.count_distinct(F.col(SOURCE_ID)).alias("source_rows"),
-            F.count_distinct(
-                F.when(F.col(OWID).isNotNull() & F.col(SOURCE_ID).isNotNull(), F.struct(*_ROW_ID))
-            ).alias("matched"),
-        ).first()
-        assert counts is not None  # an aggregate has one row
+        counts = _source_and_matched(classified)
         updates = _indices(clauses, "update")
         keep_partition = [i for i in updates if i not in plan.moves_partitions]
         keep_bucket = [i for i in updates if i not in plan.moves_buckets]
@@ -105,6 +99,18 @@ def write_merge(
     return files, MergeCounts(int(counts["source_rows"]), int(counts["matched"]), _per_clause(plan, statement_ids, files))
 
 
+def _source_and_matched(classified: DataFrame) -> Row:
+    """One job: the number of source rows and of target rows matched (Hive's MERGE counts), of both legs."""
+    counts = classified.agg(
+        F.count_distinct(F.col(SOURCE_ID)).alias("source_rows"),
+        F.count_distinct(
+            F.when(F.col(OWID).isNotNull() & F.col(SOURCE_ID).isNotNull(), F.struct(*_ROW_ID))
+        ).alias("matched"),
+    ).first()
+    assert counts is not None  # an aggregate has one row
+    return counts
+
+
 def write_merge_inserts(
     plan: MergePlan, classified: DataFrame, statement_ids: list[int], sink: TableSink
 ) -> tuple[list[FileWritten], MergeCounts]:
@@ -115,13 +121,7 @@ def write_merge_inserts(
     target = plan.target
     classified = classified.persist(StorageLevel.MEMORY_AND_DISK)
     try:
-        counts = classified.agg(
-            F.count_distinct(F.col(SOURCE_ID)).alias("source_rows"),
-            F.count_distinct(
-                F.when(F.col(OWID).isNotNull() & F.col(SOURCE_ID).isNotNull(), F.struct(*_ROW_ID))
-            ).alias("matched"),
-        ).first()
-        assert counts is not None  # an aggregate has one row
+        counts = _source_and_matched(classified)
         files: list[FileWritten] = []
         for c in sorted(plan.clauses, key=lambda c: c.statement_offset):
             rows = classified.where(F.col(CLAUSE) == F.lit(c.index)).select(*[F.col(col.name) for col in target.all_columns])
