@@ -125,6 +125,7 @@ def test_fixed_size_scenarios_run_once_whatever_the_sizes() -> None:
     assert runs == [("update_one", 1_000_000), ("small_insert", 1_000), ("update_one", 10_000_000)]
 
 
+@pytest.mark.release  # CI's 25-minute budget: the in-process scenario test above runs in CI
 def test_command_line_runs_a_scenario_in_a_worker_process(bench_dir) -> None:
     command = [sys.executable, "-m", "benchmarks", "run", "--scenario", "small_insert", "--repeat", "1",
                "--warmup", "0", "--no-tracemalloc", "--json", "--data-dir", str(bench_dir / "cli")]

@@ -1,7 +1,7 @@
 """The store on a database Apache Hive's own 3.1.0 script created (not our bootstrap): the walkthrough runs to
 the same rows, row ids and directories as on the embedded SQLite store, and two connections keep Hive's
-write-set rule there. PostgreSQL and MariaDB (Hive has no SQLite script; the walkthrough on MariaDB with
-``pytest --long``)."""
+write-set rule there. PostgreSQL and MariaDB (Hive has no SQLite script; the walkthrough, with
+``pytest --long`` only: CI's 25-minute budget)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def _walkthrough(spark, warehouse: Path, url: str | None) -> tuple[list[tuple], 
 @pytest.mark.parametrize(
     "backend",
     [
-        pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
+        pytest.param("postgres", id="postgres", marks=[pytest.mark.postgres, pytest.mark.release]),
         pytest.param("mariadb", id="mariadb", marks=[pytest.mark.mariadb, pytest.mark.release]),
     ],
 )

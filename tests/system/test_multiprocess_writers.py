@@ -20,7 +20,7 @@ import pytest
 import hiveacid_sql
 from tests.support.stores import BACKENDS, store_url
 
-WRITERS, ITERATIONS, COUNTERS = 2, 4, 2
+WRITERS, ITERATIONS, COUNTERS = 2, 3, 2
 ACID = "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
 ROOT = Path(__file__).resolve().parents[2]
 
