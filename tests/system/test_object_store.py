@@ -268,3 +268,50 @@ def test_compaction_on_s3_writes_hive4_outputs_that_readers_see_whole_or_not_at_
     assert _chosen_dirs(acid, "cmp", uri) == {base} | {n for n in minor if n.startswith("delta_")}
     rows = sorted(read_table("cmp", warehouse=acid.warehouse).to_pylist(), key=lambda r: r["id"])
     assert rows == [*expected, {"id": 6, "v": "x"}, {"id": 7, "v": "y"}]
+
+
+def _rows_in(directory: str) -> int:
+    """Events in a directory's files, from their headers in the dump."""
+    headers = [json.loads(line) for line in dump_path(directory)]
+    return sum(h["rows"] for h in headers if "file" in h and "rows" in h)
+
+
+def test_compaction_on_s3_keeps_delete_events_and_row_ids(tasks_see_s3, acid, warehouse):
+    """Delete events through both kinds of compaction on the S3 server, read in Python tasks: minor keeps them
+    in ``delete_delta_x_y_v<txn>``, major drops the deleted rows and keeps the others' row ids. (DELETE cannot
+    run on S3 here, so a table's directories are made locally and copied over one whose write ids 1 and 2 the
+    store has committed.)"""
+    acid.sql("CREATE TABLE src (id int, v string) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+    acid.sql("INSERT INTO src VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')")
+    acid.sql("DELETE FROM src WHERE id IN (2, 4)")
+    uri = f"s3://{BUCKET}/warehouse/dels"
+    acid.sql(
+        f"CREATE TABLE dels (id int, v string) STORED AS ORC LOCATION '{uri}' "
+        "TBLPROPERTIES ('transactional'='true')"
+    )
+    acid.sql("INSERT INTO dels VALUES (0, 'z')")
+    acid.sql("INSERT INTO dels VALUES (0, 'z')")
+    fs, path = pafs.FileSystem.from_uri(uri)
+    fs.delete_dir_contents(path)
+    _upload(warehouse / "src", uri)
+    assert {k.split("/")[0] for k in _keys(uri)} == {
+        "delta_0000001_0000001_0000",
+        "delete_delta_0000002_0000002_0000",
+    }
+    expected = _sorted_rows(read_table(warehouse / "src", row_id=True))
+    assert [r["id"] for r in sorted(expected, key=lambda r: r["id"])] == [1, 3]
+
+    assert acid.sql("ALTER TABLE dels COMPACT 'minor' AND WAIT").collect()[0].state == "ready for cleaning"
+    minor = {k.split("/")[0] for k in _keys(uri)} - {
+        "delta_0000001_0000001_0000",
+        "delete_delta_0000002_0000002_0000",
+    }
+    assert {n.rsplit("_v", 1)[0] for n in minor} == {"delta_0000001_0000002", "delete_delta_0000001_0000002"}
+    deletes = next(n for n in minor if n.startswith("delete_"))
+    assert _rows_in(f"{uri}/{deletes}") == 2  # both delete events kept
+    assert _sorted_rows(read_table("dels", warehouse=acid.warehouse, row_id=True)) == expected
+
+    assert acid.sql("ALTER TABLE dels COMPACT 'major' AND WAIT").collect()[0].state == "ready for cleaning"
+    base = next(k.split("/")[0] for k in _keys(uri) if k.startswith("base_0000002_v"))
+    assert _rows_in(f"{uri}/{base}") == 2  # the deleted rows are gone
+    assert _sorted_rows(read_table("dels", warehouse=acid.warehouse, row_id=True)) == expected
