@@ -46,6 +46,7 @@ from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for, has_atomic_rename, list_acid_dir
 from hiveacid_sql.acid.state import TableListing, get_acid_state
 from hiveacid_sql.acid.writeids import ValidTxnList, ValidWriteIdList
+from hiveacid_sql.compactor.housekeeper import HousekeepingReport, housekeep
 from hiveacid_sql.errors import CompactionError, HiveAcidError, NotEnoughHistoryError
 from hiveacid_sql.settings import FAILED_THRESHOLD, RETENTION, TXN_TIMEOUT, WORKER_TIMEOUT, setting_value
 from hiveacid_sql.txn import TableDef, TxnStore
@@ -214,7 +215,9 @@ class Compactor:
         """Hive 4's compaction for a store without atomic rename: the outputs are written where they stay,
         named ``_v<T>`` after the worker's own transaction ``T``, and become visible in one step when ``T``
         commits. Any failure aborts ``T`` (its outputs are then garbage to every reader) after deleting them."""
-        txn = self.store.open_txn(getpass.getuser(), socket.gethostname(), agent_info=f"compactor {self.worker_id}")
+        txn = self.store.open_txn(
+            getpass.getuser(), socket.gethostname(), agent_info=f"compactor {self.worker_id}", compaction=True
+        )
         heartbeat = Heartbeater(self.store, txn, max(1.0, float(self._setting(TXN_TIMEOUT)) / 2))
         outputs: list[str] = []
         try:
@@ -324,6 +327,11 @@ class Compactor:
                 elif info_.type == pafs.FileType.File:
                     fs.delete_file(path)
         return doomed
+
+    def housekeep(self) -> HousekeepingReport:
+        """Forget aborted transactions whose files the cleaner removed (aborted longer than
+        ``hive.txn.timeout`` ago), trim TXN_TO_WRITE_ID and WRITE_SET (:mod:`~hiveacid_sql.compactor.housekeeper`)."""
+        return housekeep(self.store, float(self._setting(TXN_TIMEOUT)))
 
     # ------------------------------------------------------------------ initiator
     def initiate(self) -> list[int]:
