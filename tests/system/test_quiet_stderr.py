@@ -35,7 +35,9 @@ def test_connect_prints_nothing_and_errors_are_one_line(tmp_path):
         acid = hiveacid_sql.connect(master="local[1]")
         acid.sql("CREATE TABLE e (id int, status string) {ACID}")
         acid.sql("INSERT INTO e VALUES (1, 'a')")
-        for bad in ("UPDATE e SET status = 'x' WHERE nosuch = 1", "UPDATE e SET status = raise_error('boom')"):
+        acid.sql("CREATE TABLE p (ts timestamp) STORED AS ORC")
+        for bad in ("UPDATE e SET status = 'x' WHERE nosuch = 1", "UPDATE e SET status = raise_error('boom')",
+                    "INSERT INTO p VALUES (TIMESTAMP '1969-12-31 23:59:59.5')"):
             try:
                 acid.sql(bad)
             except HiveAcidError as exc:
@@ -46,5 +48,5 @@ def test_connect_prints_nothing_and_errors_are_one_line(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stderr == ""
     lines = proc.stdout.splitlines()
-    assert [line.split(" ", 2)[:2] for line in lines] == [["PlanError", "0"], ["ExecutionError", "0"]]
-    assert "nosuch" in lines[0] and lines[1].endswith("boom")
+    assert [line.split(" ", 2)[:2] for line in lines] == [["PlanError", "0"]] + [["ExecutionError", "0"]] * 2
+    assert "nosuch" in lines[0] and lines[1].endswith("boom") and "1969-12-31 23:59:59.5" in lines[2]
