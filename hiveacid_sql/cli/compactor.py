@@ -58,8 +58,8 @@ def main(argv: Sequence[str] | None = None, *, spark: SparkSession | None = None
         while True:
             done = run_round(compactor, initiator=not args.no_initiator, worker=True)
             print(
-                "compactor: initiated {} worked {} cleaned {}".format(
-                    done["initiated"] or "-", done["worked"] or "-", done["cleaned"] or "-"
+                "compactor: initiated {} worked {} cleaned {} purged {} aborted txn(s)".format(
+                    done["initiated"] or "-", done["worked"] or "-", done["cleaned"] or "-", sum(done["purged"])
                 ),
                 flush=True,
             )

@@ -37,11 +37,13 @@ def wants_compactor(settings: Mapping[str, str]) -> bool:
 
 
 def run_round(compactor: Compactor, *, initiator: bool, worker: bool) -> dict[str, list[int]]:
-    """One pass of initiator, worker and cleaner; returns the request ids each one handled."""
+    """One pass of initiator, worker, cleaner and housekeeper; returns the request ids each one handled
+    (and, under "purged", the number of aborted transactions the housekeeper forgot)."""
     queued = compactor.initiate() if initiator else []
     worked = [r.compaction.id for r in compactor.work_all()] if worker else []
     cleaned = compactor.clean()
-    return {"initiated": queued, "worked": worked, "cleaned": cleaned}
+    report = compactor.housekeep()
+    return {"initiated": queued, "worked": worked, "cleaned": cleaned, "purged": [report.purged_txns]}
 
 
 class CompactorThread:

@@ -40,8 +40,9 @@ from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for, list_acid_dir
 from hiveacid_sql.acid.state import TableListing, get_acid_state
 from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.compactor.housekeeper import HousekeepingReport, housekeep
 from hiveacid_sql.errors import CompactionError, HiveAcidError, NotEnoughHistoryError
-from hiveacid_sql.settings import FAILED_THRESHOLD, RETENTION, WORKER_TIMEOUT, setting_value
+from hiveacid_sql.settings import FAILED_THRESHOLD, RETENTION, TXN_TIMEOUT, WORKER_TIMEOUT, setting_value
 from hiveacid_sql.txn import TableDef, TxnStore
 from hiveacid_sql.txn.compactions import (
     READY_FOR_CLEANING,
@@ -258,6 +259,11 @@ class Compactor:
                 elif info_.type == pafs.FileType.File:
                     fs.delete_file(path)
         return doomed
+
+    def housekeep(self) -> HousekeepingReport:
+        """Forget aborted transactions whose files the cleaner removed (aborted longer than
+        ``hive.txn.timeout`` ago), trim TXN_TO_WRITE_ID and WRITE_SET (:mod:`~hiveacid_sql.compactor.housekeeper`)."""
+        return housekeep(self.store, float(self._setting(TXN_TIMEOUT)))
 
     # ------------------------------------------------------------------ initiator
     def initiate(self) -> list[int]:

@@ -32,6 +32,7 @@ from sqlalchemy.engine import Connection
 from hiveacid_sql.errors import TxnError
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.db import Db, RetryTxn, next_counter, peek_counter
+from hiveacid_sql.txn.housekeeping import gc_completed_components
 
 INITIATED, WORKING, READY_FOR_CLEANING = "i", "w", "r"
 FAILED, SUCCEEDED, ATTEMPTED = "f", "s", "a"
@@ -247,7 +248,8 @@ class CompactionQueue:
         self._finish(cq_id, FAILED, error=error[:1500])
 
     def mark_cleaned(self, cq_id: int) -> None:
-        """The cleaner is done: the request ends as 's' (succeeded) in the history."""
+        """The cleaner is done: the request ends as 's' (succeeded) in the history, and the
+        COMPLETED_TXN_COMPONENTS rows its output covers go (Hive's ``markCleaned``)."""
         self._finish(cq_id, SUCCEEDED)
 
     def _finish(self, cq_id: int, state: str, **meta: Any) -> None:
@@ -257,6 +259,8 @@ class CompactionQueue:
             row = conn.execute(sa.select(s.COMPACTION_QUEUE).where(q.CQ_ID == cq_id).with_for_update()).one_or_none()
             if row is None:
                 raise TxnError(f"No such compaction {cq_id}")
+            if state == SUCCEEDED and row.CQ_HIGHEST_WRITE_ID is not None:
+                gc_completed_components(conn, row.CQ_DATABASE, row.CQ_TABLE, row.CQ_PARTITION, row.CQ_HIGHEST_WRITE_ID)
             info = _meta(row.CQ_META_INFO)
             info.update(meta)
             values = {f"CC_{k[3:]}": v for k, v in row._mapping.items()}

@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from hiveacid_sql.errors import TxnAbortedError, TxnError, WriteConflictError
+from hiveacid_sql.txn import housekeeping
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.bootstrap import DEFAULT_DB_LOCATION, ensure_schema
 from hiveacid_sql.txn.catalog import Catalog, register_partitions, set_txn_key_value
@@ -269,7 +270,9 @@ class TxnStore:
                 comps = conn.execute(sa.select(s.TXN_COMPONENTS).where(tc.TC_TXNID == txn_id)).mappings().all()
             conflict = _record_write_set(conn, txn_id, comps, seen)
             if conflict is not None:  # abort instead (and keep the abort: this transaction commits)
-                conn.execute(sa.update(s.TXNS).where(s.TXNS.c.TXN_ID == txn_id).values(TXN_STATE=ABORTED))
+                conn.execute(
+                    sa.update(s.TXNS).where(s.TXNS.c.TXN_ID == txn_id).values(TXN_STATE=ABORTED, TXN_LAST_HEARTBEAT=_now_ms())
+                )
                 conn.execute(sa.delete(s.HIVE_LOCKS).where(s.HIVE_LOCKS.c.HL_TXNID == txn_id))
                 conn.execute(sa.delete(s.MIN_HISTORY_LEVEL).where(s.MIN_HISTORY_LEVEL.c.MHL_TXNID == txn_id))
                 return conflict
@@ -307,13 +310,15 @@ class TxnStore:
             raise WriteConflictError(conflict)
 
     def abort_txn(self, txn_id: int) -> None:
-        """Abort: 'o' -> 'a'. The TXNS row and TXN_COMPONENTS stay (readers and the cleaner need them)."""
+        """Abort: 'o' -> 'a'. The TXNS row and TXN_COMPONENTS stay (readers and the cleaner need them) until
+        housekeeping finds nothing of the transaction left on disk. TXN_LAST_HEARTBEAT becomes the abort time:
+        housekeeping waits a time-out after it (a writer aborted behind its back may still be finishing)."""
 
         def run(conn: Connection) -> None:
             done = conn.execute(
                 sa.update(s.TXNS)
                 .where(s.TXNS.c.TXN_ID == txn_id, s.TXNS.c.TXN_STATE == OPEN)
-                .values(TXN_STATE=ABORTED)
+                .values(TXN_STATE=ABORTED, TXN_LAST_HEARTBEAT=_now_ms())
             )
             if done.rowcount != 1:
                 raise _state_error(conn, txn_id)
@@ -361,7 +366,7 @@ class TxnStore:
         transaction can conflict with. Returns the aborted transaction ids."""
         now = _now_ms() if now_ms is None else now_ms
         cutoff = now - int(timeout_s * 1000)
-        txns, hl, ws = s.TXNS.c, s.HIVE_LOCKS.c, s.WRITE_SET.c
+        txns, hl = s.TXNS.c, s.HIVE_LOCKS.c
 
         def run(conn: Connection) -> list[int]:
             stale = [
@@ -374,16 +379,37 @@ class TxnStore:
             ]
             if stale:
                 conn.execute(sa.update(s.TXNS).where(txns.TXN_ID.in_(stale), txns.TXN_STATE == OPEN)
-                             .values(TXN_STATE=ABORTED))
+                             .values(TXN_STATE=ABORTED, TXN_LAST_HEARTBEAT=now))
                 conn.execute(sa.delete(s.HIVE_LOCKS).where(hl.HL_TXNID.in_(stale)))
                 conn.execute(sa.delete(s.MIN_HISTORY_LEVEL).where(s.MIN_HISTORY_LEVEL.c.MHL_TXNID.in_(stale)))
             conn.execute(sa.delete(s.HIVE_LOCKS).where(hl.HL_TXNID == 0, hl.HL_LAST_HEARTBEAT < cutoff))
-            min_open = conn.execute(sa.select(sa.func.min(txns.TXN_ID)).where(txns.TXN_STATE == OPEN)).scalar()
-            horizon = min_open if min_open is not None else peek_counter(conn, s.NEXT_TXN_ID.c.NTXN_NEXT)
-            conn.execute(sa.delete(s.WRITE_SET).where(ws.WS_COMMIT_ID < horizon))
+            housekeeping.gc_write_set(conn)
             return stale
 
         return self._db.run_write(run)
+
+    # ------------------------------------------------------------------ housekeeping
+    def aborted_candidates(self, older_than_s: float, now_ms: int | None = None) -> housekeeping.AbortedCandidates:
+        """Aborted transactions aborted (or last heartbeated) more than ``older_than_s`` ago, with their
+        write ids per table: what :meth:`purge_aborted` may forget once their directories are gone."""
+        now = _now_ms() if now_ms is None else now_ms
+        with self._db.read() as conn:
+            return housekeeping.aborted_candidates(conn, now - int(older_than_s * 1000))
+
+    def purge_aborted(self, txn_ids: Iterable[int]) -> int:
+        """Forget aborted transactions whose data is gone (Hive's ``cleanEmptyAbortedTxns``): their TXNS,
+        TXN_COMPONENTS and TXN_TO_WRITE_ID rows. The caller must have checked that no directory of their write
+        ids is left, since their write ids count as committed afterwards. Returns how many were purged."""
+        ids = sorted(set(txn_ids))
+        return self._db.run_write(lambda conn: housekeeping.purge_aborted(conn, ids)) if ids else 0
+
+    def trim_write_ids(self) -> int:
+        """Hive's ``cleanTxnToWriteIdTable``: drop TXN_TO_WRITE_ID rows below the lowest uncommitted txn."""
+        return self._db.run_write(housekeeping.trim_write_ids)
+
+    def gc_write_set(self) -> int:
+        """Hive's ``performWriteSetGC``: drop WRITE_SET rows no open transaction can conflict with."""
+        return self._db.run_write(housekeeping.gc_write_set)
 
     def txn_state(self, txn_id: int) -> TxnState:
         """'open', 'aborted' or 'committed' (no TXNS row but the id was handed out)."""

@@ -10,6 +10,7 @@ import socket
 import pytest
 
 from hiveacid_sql.compactor import Compactor
+from hiveacid_sql.compactor.housekeeper import housekeep
 from hiveacid_sql.errors import HiveAcidError
 from hiveacid_sql.txn.compactions import CompactionQueue
 from tests.support.acid_files import events, listing, metadata
@@ -225,9 +226,17 @@ def test_cleaner_removes_aborted_transactions_files(acid, warehouse):
     acid.sql("ALTER TABLE t COMPACT 'minor' AND WAIT")
     minor = [e["row"]["id"] for e in events(table / "delta_0000001_0000003/bucket_00000")]
     assert minor == [1, 2, 3]  # the aborted write id's event is dropped
+    snap = acid.store.snapshot([("default", "t")])
+    assert snap.txns.aborted == {txn} and snap.write_ids("default", "t").exceptions == (write_id,)
+    assert housekeep(acid.store, aborted_for_s=0).kept_txns == 1  # its delta is still there
     _release_session_reads(acid)
     assert Compactor(acid.spark, acid.store).clean() == [1]
     assert _dirs(table) == ["delete_delta_0000001_0000003", "delta_0000001_0000003"]
+    assert Compactor(acid.spark, acid.store).housekeep().purged_txns == 0  # aborted < hive.txn.timeout ago
+    assert housekeep(acid.store, aborted_for_s=0).purged_txns == 1  # the cleaner removed its files: forgotten
+    snap = acid.store.snapshot([("default", "t")])
+    assert snap.txns.exceptions == () and snap.write_ids("default", "t").exceptions == ()
+    assert sorted(tuple(r) for r in acid.sql("SELECT * FROM t").collect()) == [(1, "a"), (2, "b"), (3, "c")]
     acid.sql("ALTER TABLE t COMPACT 'major' AND WAIT")
     _release_session_reads(acid)
     assert Compactor(acid.spark, acid.store).clean() == [2]
