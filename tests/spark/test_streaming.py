@@ -209,3 +209,54 @@ def test_not_a_streaming_table(acid) -> None:
         conn.begin_transaction()
         with pytest.raises(TxnStateError, match="still open"):
             conn.begin_transaction()
+
+
+def _json_file(folder, name: str, rows: list[dict]) -> None:
+    import json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{name}.tmp"
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    tmp.rename(folder / name)  # the file source must never see a half-written file
+
+
+def _run_stream(acid, source, checkpoint, writer) -> None:
+    frame = (
+        acid.spark.readStream.schema("id int, name string, p string")
+        .option("maxFilesPerTrigger", 1)
+        .json(str(source))
+    )
+    query = (
+        frame.writeStream.foreachBatch(writer)
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+        .start()
+    )
+    query.awaitTermination(300)
+    assert query.exception() is None
+
+
+def test_structured_streaming_sink_exactly_once_after_a_replay(acid, tmp_path) -> None:
+    acid.sql(f"CREATE TABLE s (id int, name string) PARTITIONED BY (p string) {ACID}")
+    source, checkpoint = tmp_path / "in", tmp_path / "checkpoint"
+    _json_file(source, "a.json", [{"id": 1, "name": "a", "p": "x"}, {"id": 2, "name": "b", "p": "y"}])
+    _json_file(source, "b.json", [{"id": 3, "name": "c", "p": "x"}])
+    writer = acid.stream_writer("default.s")
+    _run_stream(acid, source, checkpoint, writer)
+    assert _rows(acid, "s") == [(1, "a", "x"), (2, "b", "y"), (3, "c", "x")]
+    assert writer.skipped == []
+    # The driver died after batch 1 committed its transaction but before Spark recorded the batch as done:
+    # on restart Spark runs batch 1 again, with the same files; its commit is found and it is skipped.
+    (checkpoint / "commits" / "1").unlink()
+    (checkpoint / "commits" / ".1.crc").unlink(missing_ok=True)
+    _json_file(source, "c.json", [{"id": 4, "name": "d", "p": "z"}])
+    again = acid.stream_writer("default.s")
+    _run_stream(acid, source, checkpoint, again)
+    assert again.skipped == [1]
+    assert _rows(acid, "s") == [(1, "a", "x"), (2, "b", "y"), (3, "c", "x"), (4, "d", "z")]
+    keys = [
+        k for k in acid.catalog.get_table("default", "s").params if k.startswith("_meta.hiveacid.stream.")
+    ]
+    assert len(keys) == 1 and acid.catalog.get_table("default", "s").params[keys[0]] == "2"
+    history = acid.store.table_history("default", "s")
+    assert len(history) == 3  # one transaction per micro-batch, the replay wrote none
