@@ -29,8 +29,9 @@ from hiveacid_sql.acid.compaction import MAJOR, CompactionPlan
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.names import COMPACTED_METADATA, METADATA_FILE
 from hiveacid_sql.acid.orc_footer import read_footer
+from hiveacid_sql.acid.scan_files import is_event_file
 from hiveacid_sql.acid.writeids import ValidWriteIdList
-from hiveacid_sql.errors import ExecutionError
+from hiveacid_sql.errors import CompactionError, ExecutionError
 from hiveacid_sql.exec.columns import to_table_type
 from hiveacid_sql.exec.events import bucket_id_of
 from hiveacid_sql.exec.scan import (
@@ -99,6 +100,12 @@ def minor_frame(
     """Events a minor compaction writes, with ``__out_dir`` (output directory) and ``__bucket_id``."""
     files = plan.state.delta_files
     inserts = [join_path(root, f.path) for d in plan.deltas for f in files.get(d.name, ())]
+    raw = [p for p in inserts if (f := read_footer(fs, p)).num_rows and not is_event_file(f)]
+    if raw:  # an insert-only table converted to full ACID: its plain deltas are merged by a major compaction
+        raise CompactionError(
+            f"Minor compaction cannot merge plain (insert-only) delta files such as {raw[0]}: "
+            "compact the table with ALTER TABLE .. COMPACT 'major'"
+        )
     deletes = [join_path(root, f.path) for d in plan.delete_deltas for f in files.get(d.name, ())]
     frames = []
     ins = _events_frame(spark, inserts, fs, table_columns, write_ids, 0) if inserts else None
