@@ -31,6 +31,7 @@ from hiveacid_sql.txn import hive31, rules
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.db import Db
 from hiveacid_sql.txn.ids import reserve_ids
+from hiveacid_sql.txn.locations import from_metastore, to_metastore
 from hiveacid_sql.txn.tabledef import (
     CONSTRAINT_TYPES,
     STORAGE_CLASSES,
@@ -93,7 +94,7 @@ class Catalog:
             (db_id,) = reserve_ids(conn, "DBS")
             conn.execute(
                 sa.insert(s.DBS).values(
-                    DB_ID=db_id, NAME=name, DESC=comment, DB_LOCATION_URI=location, OWNER_NAME=owner,
+                    DB_ID=db_id, NAME=name, DESC=comment, DB_LOCATION_URI=to_metastore(location), OWNER_NAME=owner,
                     OWNER_TYPE="USER" if owner else None, CTLG_NAME=s.HIVE_CATALOG,
                 )
             )
@@ -151,7 +152,7 @@ class Catalog:
         return {
             "name": row["NAME"],
             "comment": row["DESC"],
-            "location": row["DB_LOCATION_URI"],
+            "location": from_metastore(row["DB_LOCATION_URI"]),
             "owner": row["OWNER_NAME"],
         }
 
@@ -370,7 +371,7 @@ class Catalog:
                 .where(parts.TBL_ID == row["TBL_ID"])
             ).all()
         return [
-            PartitionDef(n, tuple(v for _k, v in parse_partition_name(n)), location)
+            PartitionDef(n, tuple(v for _k, v in parse_partition_name(n)), from_metastore(location))
             for n, location in sorted(rows, key=lambda r: r[0])
         ]
 
@@ -514,7 +515,7 @@ def _load(conn: Connection, db: str, row: Any) -> TableDef:
         db=db,
         name=row["TBL_NAME"],
         columns=tuple(Column(c["COLUMN_NAME"], c["TYPE_NAME"] or "", c["COMMENT"]) for c in cols),
-        location=row["LOCATION"] or "",
+        location=from_metastore(row["LOCATION"]) or "",
         storage_format=storage_format_of(row["INPUT_FORMAT"], row["SLIB"]),
         table_type=row["TBL_TYPE"] or "MANAGED_TABLE",
         params=params,
@@ -696,7 +697,7 @@ def _insert_table(conn: Connection, db_id: int, td: TableDef) -> None:
     conn.execute(sa.insert(s.CDS).values(CD_ID=cd_id))
     view = td.table_type == VIRTUAL_VIEW
     _insert_sd(
-        conn, sd_id, serde_id, cd_id, None if view else td.location, "sequencefile" if view else td.storage_format,
+        conn, sd_id, serde_id, cd_id, None if view else to_metastore(td.location), "sequencefile" if view else td.storage_format,
         td.num_buckets, td.bucket_cols, serde=not view, serde_params=td.serde_params,
     )
     conn.execute(
@@ -744,11 +745,12 @@ def _insert_partitions(
     if storage_format not in STORAGE_CLASSES:
         raise CatalogError(f"Cannot add partitions to a table stored as {storage_format}")
     now = int(time.time())
-    location = (row["LOCATION"] or "").rstrip("/")
+    location = (to_metastore(row["LOCATION"]) or "").rstrip("/")
     serde_params = _serde_params(conn, row["SERDE_ID"])  # a partition's serde is the table's, as Hive copies it
     for sd_id, serde_id, part in zip(sd_ids, serde_ids, parts, strict=True):
         _insert_sd(
-            conn, sd_id, serde_id, row["CD_ID"], (locations or {}).get(part) or f"{location}/{part}", storage_format,
+            conn, sd_id, serde_id, row["CD_ID"], to_metastore((locations or {}).get(part)) or f"{location}/{part}",
+            storage_format,
             int(row["NUM_BUCKETS"] if row["NUM_BUCKETS"] is not None else -1), buckets, serde_params=serde_params,
         )
     conn.execute(
@@ -808,14 +810,16 @@ def _touch(conn: Connection, tbl_id: int) -> None:
 def _move_locations(conn: Connection, row: Any, new_location: str) -> None:
     """A renamed managed table moves: its storage descriptor and those of partitions under it (Hive's
     ``alterTable`` rewrites partition locations that start with the old table location)."""
-    old = (row["LOCATION"] or "").rstrip("/")
+    old = (to_metastore(row["LOCATION"]) or "").rstrip("/")
+    new_location = to_metastore(new_location) or new_location
     conn.execute(sa.update(s.SDS).where(s.SDS.c.SD_ID == row["SD_ID"]).values(LOCATION=new_location))
     parts = conn.execute(
         sa.select(s.SDS.c.SD_ID, s.SDS.c.LOCATION)
         .join(s.PARTITIONS, s.PARTITIONS.c.SD_ID == s.SDS.c.SD_ID)
         .where(s.PARTITIONS.c.TBL_ID == row["TBL_ID"])
     ).all()
-    for sd_id, location in parts:
+    for sd_id, stored in parts:
+        location = to_metastore(stored)
         if old and location and (location == old or location.startswith(old + "/")):
             moved = new_location.rstrip("/") + location[len(old):]
             conn.execute(sa.update(s.SDS).where(s.SDS.c.SD_ID == sd_id).values(LOCATION=moved))

@@ -110,8 +110,10 @@ class TxnStore:
         return f"TxnStore({self._db.engine.url!r})"
 
     # ------------------------------------------------------------------ transactions
-    def open_txn(self, user: str, host: str, agent_info: str = "hiveacid-sql") -> int:
-        """Open a transaction (TXNS row in state 'o') and return its id."""
+    def open_txn(self, user: str, host: str, agent_info: str = "hiveacid-sql", *, compaction: bool = False) -> int:
+        """Open a transaction (TXNS row in state 'o') and return its id. ``compaction``: a compactor's own
+        transaction (Hive 4's ``TxnType.COMPACTION``), whose ``_v<txn>`` outputs it makes visible; once
+        aborted, housekeeping keeps it (a purged id would count as committed and a leftover output with it)."""
 
         def run(conn: Connection) -> int:
             txn_id = next_counter(conn, s.NEXT_TXN_ID.c.NTXN_NEXT)
@@ -121,7 +123,7 @@ class TxnStore:
                 {
                     "TXN_ID": txn_id, "TXN_STATE": OPEN, "TXN_STARTED": now, "TXN_LAST_HEARTBEAT": now,
                     "TXN_USER": user[:128], "TXN_HOST": host[:128], "TXN_AGENT_INFO": agent_info[:128],
-                    "TXN_HEARTBEAT_COUNT": 0, "TXN_TYPE": 0,  # Hive TxnType.DEFAULT
+                    "TXN_HEARTBEAT_COUNT": 0, "TXN_TYPE": housekeeping.TXN_TYPE_COMPACTION if compaction else 0,
                 },
             )
             conn.execute(_Q.insert_min_history, {"txn_id": txn_id})
