@@ -45,6 +45,7 @@ from hiveacid_sql.acid.scan_files import (
     event_fields,
     is_event_file,
     original_slices,
+    raw_slices,
 )
 from hiveacid_sql.acid.writeids import RangeResponse, ValidWriteIdList
 from hiveacid_sql.errors import AcidFormatError
@@ -53,6 +54,8 @@ Columns = Sequence[tuple[str, HiveType]]
 
 #: Internal key columns of a scanned piece (the row id), as the Spark scan names them.
 OWID, BUCKET, ROWID = "__owid", "__bucket", "__rowid"
+#: An event's ``currentTransaction`` (the write id that wrote it), as compaction's frames name it.
+CWID = "__cwid"
 KEYS = (OWID, BUCKET, ROWID)
 ROW_ID = "row__id"
 #: Hive's virtual ``row__id`` column as Arrow: ``struct<writeid:bigint, bucketid:int, rowid:bigint>``.
@@ -300,11 +303,12 @@ def _read_events(
     keys: bool,
     delete: bool = False,
     stripe: int | None = None,
+    current: bool = False,
 ) -> pa.Table:
     """Insert (or, with ``delete``, delete) events of one event file (or one ``stripe`` of it) that are valid
     in ``write_ids`` (None: every event): the key columns when ``keys``, then the table columns at positions
     ``wanted``. The ``operation`` and ``currentTransaction`` columns are read only when the file's stats and
-    directory name leave a doubt."""
+    directory name leave a doubt, or (``current``) to return ``currentTransaction`` as ``__cwid`` after the keys."""
     fields = event_fields(footer)
     op, owid, bucket, rowid, cwid, row = (name for name, _ in fields)
     phys_row = fields[5][1].fields
@@ -312,7 +316,7 @@ def _read_events(
     kind = OP_DELETE if delete else OP_INSERT
     check_op = not _only_events_of(footer, kind)
     check_cwid = write_ids is not None and not _all_write_ids_valid(footer.path, write_ids)
-    names = ([op] if check_op else []) + ([cwid] if check_cwid else [])
+    names = ([op] if check_op else []) + ([cwid] if check_cwid or current else [])
     if keys:
         names += [owid, bucket, rowid]
     if not delete:
@@ -328,6 +332,8 @@ def _read_events(
     if keys:
         for name, key, t in zip((owid, bucket, rowid), KEYS, _KEY_TYPES, strict=True):
             out[key] = raw.column(name).cast(t)
+    if current:
+        out[CWID] = raw.column(cwid).cast(pa.int64())
     if not delete:
         row_col = raw.column(row)
         if row_col.null_count:
@@ -347,6 +353,17 @@ def _read_events(
     return table
 
 
+def compaction_events(
+    fs: pafs.FileSystem, path: str, table_columns: Columns, write_ids: ValidWriteIdList | None, *, delete: bool
+) -> pa.Table:
+    """Every insert (or, with ``delete``, delete) event of one event file whose ``currentTransaction`` is valid
+    in ``write_ids`` (None: all): ``__owid, __bucket, __rowid, __cwid``, then (insert events) every table
+    column converted to the table's type. What a compaction reads of its inputs where Spark cannot read them
+    (an object store: ``exec/compact.py``)."""
+    wanted = () if delete else range(len(table_columns))
+    return _read_events(fs, read_footer(fs, path), table_columns, wanted, write_ids, keys=True, delete=delete, current=True)
+
+
 def _read_original(
     fs: pafs.FileSystem, piece: OriginalSlice, table_columns: Columns, wanted: Sequence[int], *, keys: bool
 ) -> pa.Table:
@@ -359,7 +376,7 @@ def _read_original(
     n = footer.num_rows
     out: dict[str, pa.Array | pa.ChunkedArray] = {}
     if keys:
-        out[OWID] = pa.array(np.zeros(n, dtype=np.int64))
+        out[OWID] = pa.array(np.full(n, piece.write_id, dtype=np.int64))
         out[BUCKET] = pa.array(np.full(n, piece.bucket, dtype=np.int32))
         out[ROWID] = pa.array(np.arange(piece.start, piece.start + n, dtype=np.int64))
     offset = writer_offset_seconds(fs, piece.path) if any(_has_timestamp(phys[i][1]) for i in readable) else 0
@@ -507,6 +524,9 @@ def scan_dir(
     footers = _map(lambda p: read_footer(fs, p), [*d.data_files, *d.original_files, *d.delete_files], threads)
     by_path = {f.path: f for f in footers}
     data_footers = [by_path[p] for p in d.data_files if by_path[p].num_rows]
+    # plain files in base/delta directories (an insert-only table converted to full ACID): synthetic row ids
+    raw = {f.path: f.num_rows for f in data_footers if not is_event_file(f)}
+    data_footers = [f for f in data_footers if f.path not in raw]
     original_footers = [by_path[p] for p in d.original_files]
     # An original-named file holding ACID events (IMPALA-10115) is read as events, all of them visible.
     event_originals = [f for f in original_footers if f.num_rows and is_event_file(f)]
@@ -516,6 +536,7 @@ def scan_dir(
         *[lambda f=f, i=i: _read_events(fs, f, table_columns, wanted, write_ids, keys=keys, stripe=i) for f, i in stripes],
         *[lambda f=f: _read_events(fs, f, table_columns, wanted, None, keys=keys) for f in event_originals],
         *[lambda s=s: _read_original(fs, s, table_columns, wanted, keys=keys) for s in original_slices([d], plain)],
+        *[lambda s=s: _read_original(fs, s, table_columns, wanted, keys=keys) for s in raw_slices(d, raw)],
     ]
     schema = table_schema([table_columns[i] for i in wanted])
     if keys:
