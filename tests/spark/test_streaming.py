@@ -18,6 +18,7 @@ from hiveacid_sql.acid.codec import encode_bucket
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.engine.streaming import StreamingError
 from hiveacid_sql.errors import CatalogError, TxnAbortedError, TxnStateError
+from tests.support.acid_invariants import check_table
 
 ACID = "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
 
@@ -110,6 +111,9 @@ def test_rows_of_a_failed_commit_stay_unread(acid, warehouse) -> None:
     events = porc.read_table(warehouse / "s" / "delta_0000001_0000003" / "bucket_00000").to_pylist()
     assert [(e["currentTransaction"], e["row"]["id"]) for e in events] == [(1, 1), (3, 3)]
     assert _rows(acid, "s") == [(1,), (3,)]
+    snapshot = acid.store.snapshot([("default", "s")])
+    # the project's file rules (exact key index and stats, names, _orc_acid_version) hold for the batch's delta
+    assert check_table(warehouse / "s", 0, snapshot.write_ids("default", "s")) == []
 
 
 def test_key_value_committed_with_the_transaction(acid) -> None:
