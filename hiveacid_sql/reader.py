@@ -15,10 +15,12 @@ name is read.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import socket
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -40,15 +42,15 @@ from hiveacid_sql.acid.arrow_scan import (
 from hiveacid_sql.acid.arrow_values import arrow_type
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.listing import discover_partitions, filesystem_for, list_acid_dir, max_write_id_on_disk
-from hiveacid_sql.acid.names import is_hidden, parse_dir_name
+from hiveacid_sql.acid.names import is_hidden, parse_bucket_file, parse_dir_name, parse_original_file
 from hiveacid_sql.acid.orc_footer import read_footer
 from hiveacid_sql.acid.partitions import parse_partition_name
-from hiveacid_sql.acid.scan_files import ScanFiles, join_path, row_fields, snapshot_files
+from hiveacid_sql.acid.scan_files import DirFiles, ScanFiles, join_path, row_fields, snapshot_files
 from hiveacid_sql.acid.versions import VersionRequest, as_of, timestamp_ms, version_part_dirs
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.errors import AcidFormatError, HiveAcidError, PlanError, TimeTravelError
 
-__all__ = ["read_table"]
+__all__ = ["ReadPlan", "plan_read", "read_table"]
 
 Filter: TypeAlias = "pc.Expression | Sequence[Any]"
 Columns = list[tuple[str, HiveType]]
@@ -136,7 +138,7 @@ def _request(version: int | None, timestamp: str | dt.datetime | None, name: str
     return None
 
 
-def _store_url(warehouse: str | os.PathLike[str] | None, store_url: str | None) -> str:
+def store_url_for(warehouse: str | os.PathLike[str] | None, store_url: str | None) -> str:
     """The store :func:`hiveacid_sql.connect` would use; it must already exist (a reader never creates one)."""
     if store_url is not None:
         return store_url
@@ -160,46 +162,169 @@ def _read_named(
     from hiveacid_sql.txn import TxnStore
     from hiveacid_sql.txn.compactions import ReadLeases
 
-    db, _, tname = name.rpartition(".")
-    db = (db or "default").strip().lower()
-    tname = tname.strip().lower()
-    store = TxnStore(_store_url(warehouse, store_url))
+    store = TxnStore(store_url_for(warehouse, store_url))
     try:
-        tdef = store.catalog.get_table(db, tname)
-        cols = [(c.name, parse_hive_type(c.type)) for c in tdef.columns]
-        part_cols = [(c.name, parse_hive_type(c.type)) for c in tdef.partition_keys]
-        if not tdef.is_transactional:
-            if request is not None:
-                raise TimeTravelError(f"{request.kind} AS OF needs a transactional table; {tdef.qualified_name} is not one")
-            if tdef.is_view:
-                raise PlanError(f"read_table reads tables, not views: {tdef.qualified_name} is a view")
-            partitions = store.catalog.list_partitions(db, tname) if tdef.is_partitioned else None
-            return _read_plain(tdef.location, tdef.storage_format, cols, columns, filter, row_id, partitions, part_cols)
-        fs, path = filesystem_for(tdef.location)
         leases = ReadLeases(store.engine)
-        # As every SELECT of the engine: the lease comes before the snapshot and the listing, so the cleaner
-        # keeps what this read needs until it is released.
-        lease = leases.acquire([(db, tname)], seconds=READ_LEASE_SECONDS, host=socket.gethostname(),
-                               agent="hiveacid-sql read_table")
+        lease: list[int] = []
         try:
-            snapshot = store.snapshot([(db, tname)])
-            current = snapshot.write_ids(db, tname)
-            part_dirs = [p.name for p in store.catalog.list_partitions(db, tname)] if part_cols else [""]
-            part_dirs = _prune(part_dirs, part_cols, filter)
-            ids = current
-            if request is not None:
-                commits = {e.write_id: e.commit_time_ms for e in store.table_history(db, tname) if e.txn_id is not None}
-                ids = as_of(current, request, tdef.qualified_name, commits)
-                created = store.catalog.partition_write_ids(db, tname) if part_cols else {}
-                part_dirs = version_part_dirs(fs, path, tdef.qualified_name, current, ids, part_dirs, created)
-            files = snapshot_files(fs, path, ids, part_dirs, insert_only=tdef.is_insert_only, txns=snapshot.txns)
-            if tdef.is_insert_only:
-                return _read_insert_only(fs, files, tdef.storage_format, cols, part_cols, columns, filter, row_id)
-            return _scan(fs, files, cols, part_cols, ids, columns, filter, row_id, threads)
+            plan = _resolve(store, name, request, filter, lambda db, t: lease.extend(_lease(leases, db, t)))
+            if plan.kind == "plain":
+                return _read_plain(plan.location, plan.storage_format, list(plan.columns), columns, filter, row_id,
+                                   plan.partitions, list(plan.partition_columns))
+            fs, _ = filesystem_for(plan.location)
+            files = ScanFiles(plan.dirs)
+            if plan.kind == "insert_only":
+                return _read_insert_only(fs, files, plan.storage_format, list(plan.columns),
+                                         list(plan.partition_columns), columns, filter, row_id)
+            assert plan.write_ids is not None  # a full-ACID plan has them
+            return _scan(fs, files, list(plan.columns), list(plan.partition_columns), plan.write_ids, columns, filter,
+                         row_id, threads)
         finally:
             leases.release(lease)
     finally:
         store.close()
+
+
+def _lease(leases: Any, db: str, tname: str, seconds: float = READ_LEASE_SECONDS) -> list[int]:
+    return list(leases.acquire([(db, tname)], seconds=seconds, host=socket.gethostname(),
+                               agent="hiveacid-sql read_table"))
+
+
+@dataclass(frozen=True)
+class ReadPlan:
+    """What a snapshot read of a table of the store reads, resolved once: picklable, so that the pieces can be
+    read in other processes (the Spark data source's tasks) exactly as :func:`read_table` reads them.
+
+    ``kind``: ``acid`` (full ACID: ``dirs`` and ``write_ids``), ``insert_only`` (``dirs``) or ``plain``
+    (``partitions``, None for an un-partitioned table).
+    """
+
+    table: str
+    kind: str
+    location: str
+    storage_format: str
+    columns: tuple[tuple[str, HiveType], ...]
+    partition_columns: tuple[tuple[str, HiveType], ...]
+    write_ids: ValidWriteIdList | None = None
+    dirs: tuple[DirFiles, ...] = ()
+    partitions: tuple[PartitionDef, ...] | None = None
+
+    @property
+    def schema(self) -> pa.Schema:
+        """The Arrow schema of the rows read (table columns, then partition columns)."""
+        return table_schema(list(self.columns) + list(self.partition_columns))
+
+    def pieces(self) -> list[ReadPlan]:
+        """The read split into independent parts whose rows together are the snapshot's: a full-ACID directory
+        per bucket id (its data and original files of that bucket; every delete delta of the directory, since
+        the anti join is on the whole row id), an insert-only directory or a plain partition each."""
+        if self.kind == "plain":
+            if self.partitions is None:
+                return [self]
+            return [dataclasses.replace(self, partitions=(p,)) for p in self.partitions]
+        if self.kind == "insert_only":
+            return [dataclasses.replace(self, dirs=(d,)) for d in self.dirs]
+        out = []
+        for d in self.dirs:
+            buckets = sorted({_bucket_id(p) for p in (*d.data_files, *d.original_files)})
+            for b in buckets:
+                piece = dataclasses.replace(
+                    d,
+                    data_files=tuple(p for p in d.data_files if _bucket_id(p) == b),
+                    original_files=tuple(p for p in d.original_files if _bucket_id(p) == b),
+                )
+                out.append(dataclasses.replace(self, dirs=(piece,)))
+        return out
+
+    def read(self, columns: Sequence[str] | None = None, *, threads: int = 1) -> pa.Table:
+        """The live rows of this plan (or piece), every column unless ``columns`` names some."""
+        if self.kind == "plain":
+            return _read_plain(self.location, self.storage_format, list(self.columns), columns, None, False,
+                               self.partitions, list(self.partition_columns))
+        fs, _ = filesystem_for(self.location)
+        files = ScanFiles(self.dirs)
+        if self.kind == "insert_only":
+            return _read_insert_only(fs, files, self.storage_format, list(self.columns), list(self.partition_columns),
+                                     columns, None, False)
+        assert self.write_ids is not None
+        return _scan(fs, files, list(self.columns), list(self.partition_columns), self.write_ids, columns, None,
+                     False, threads)
+
+
+def _bucket_id(path: str) -> int:
+    name = path.rsplit("/", 1)[-1]
+    original = parse_original_file(name)
+    if original is not None:
+        return original[0]
+    bucket = parse_bucket_file(name)
+    return bucket if bucket is not None else -1
+
+
+def plan_read(
+    table: str,
+    *,
+    warehouse: str | os.PathLike[str] | None = None,
+    store_url: str | None = None,
+    version: int | None = None,
+    timestamp: str | dt.datetime | None = None,
+    lease_seconds: float = READ_LEASE_SECONDS,
+) -> ReadPlan:
+    """Resolve a snapshot read of a table of the store without reading rows: the catalog, a read lease, the
+    snapshot (``version`` / ``timestamp``: time travel) and the choice of files, as :func:`read_table` does.
+
+    The read lease is left to expire after ``lease_seconds`` (the rows are read later, elsewhere), as a
+    SELECT's lazy DataFrame keeps its files; the compaction cleaner keeps the plan's files until then.
+    """
+    if version is not None and timestamp is not None:
+        raise PlanError("read takes version or timestamp, not both")
+    from hiveacid_sql.txn import TxnStore
+    from hiveacid_sql.txn.compactions import ReadLeases
+
+    request = _request(version, timestamp, table)
+    store = TxnStore(store_url_for(warehouse, store_url))
+    try:
+        leases = ReadLeases(store.engine)
+        return _resolve(store, table, request, None, lambda db, t: _lease(leases, db, t, lease_seconds))
+    finally:
+        store.close()
+
+
+def _resolve(
+    store: Any, name: str, request: VersionRequest | None, filter: Filter | None, take_lease: Any
+) -> ReadPlan:
+    """The :class:`ReadPlan` of table ``name`` in ``store`` (``take_lease(db, table)`` before the snapshot)."""
+    db, _, tname = name.rpartition(".")
+    db = (db or "default").strip().lower()
+    tname = tname.strip().lower()
+    tdef = store.catalog.get_table(db, tname)
+    cols = tuple((c.name, parse_hive_type(c.type)) for c in tdef.columns)
+    part_cols = tuple((c.name, parse_hive_type(c.type)) for c in tdef.partition_keys)
+    base = {"table": tdef.qualified_name, "location": tdef.location, "storage_format": tdef.storage_format,
+            "columns": cols, "partition_columns": part_cols}
+    if not tdef.is_transactional:
+        if request is not None:
+            raise TimeTravelError(f"{request.kind} AS OF needs a transactional table; {tdef.qualified_name} is not one")
+        if tdef.is_view:
+            raise PlanError(f"read_table reads tables, not views: {tdef.qualified_name} is a view")
+        partitions = tuple(store.catalog.list_partitions(db, tname)) if tdef.is_partitioned else None
+        return ReadPlan(kind="plain", partitions=partitions, **base)
+    fs, path = filesystem_for(tdef.location)
+    # As every SELECT of the engine: the lease comes before the snapshot and the listing, so the cleaner
+    # keeps what this read needs until it is released.
+    take_lease(db, tname)
+    snapshot = store.snapshot([(db, tname)])
+    current = snapshot.write_ids(db, tname)
+    part_dirs = [p.name for p in store.catalog.list_partitions(db, tname)] if part_cols else [""]
+    part_dirs = _prune(part_dirs, list(part_cols), filter)
+    ids = current
+    if request is not None:
+        commits = {e.write_id: e.commit_time_ms for e in store.table_history(db, tname) if e.txn_id is not None}
+        ids = as_of(current, request, tdef.qualified_name, commits)
+        created = store.catalog.partition_write_ids(db, tname) if part_cols else {}
+        part_dirs = version_part_dirs(fs, path, tdef.qualified_name, current, ids, part_dirs, created)
+    files = snapshot_files(fs, path, ids, part_dirs, insert_only=tdef.is_insert_only, txns=snapshot.txns)
+    kind = "insert_only" if tdef.is_insert_only else "acid"
+    return ReadPlan(kind=kind, write_ids=ids, dirs=files.dirs, **base)
 
 
 def _read_location(

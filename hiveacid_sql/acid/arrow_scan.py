@@ -53,6 +53,8 @@ Columns = Sequence[tuple[str, HiveType]]
 
 #: Internal key columns of a scanned piece (the row id), as the Spark scan names them.
 OWID, BUCKET, ROWID = "__owid", "__bucket", "__rowid"
+#: An event's ``currentTransaction`` (the write id that wrote it), as compaction's frames name it.
+CWID = "__cwid"
 KEYS = (OWID, BUCKET, ROWID)
 ROW_ID = "row__id"
 #: Hive's virtual ``row__id`` column as Arrow: ``struct<writeid:bigint, bucketid:int, rowid:bigint>``.
@@ -300,11 +302,12 @@ def _read_events(
     keys: bool,
     delete: bool = False,
     stripe: int | None = None,
+    current: bool = False,
 ) -> pa.Table:
     """Insert (or, with ``delete``, delete) events of one event file (or one ``stripe`` of it) that are valid
     in ``write_ids`` (None: every event): the key columns when ``keys``, then the table columns at positions
     ``wanted``. The ``operation`` and ``currentTransaction`` columns are read only when the file's stats and
-    directory name leave a doubt."""
+    directory name leave a doubt, or (``current``) to return ``currentTransaction`` as ``__cwid`` after the keys."""
     fields = event_fields(footer)
     op, owid, bucket, rowid, cwid, row = (name for name, _ in fields)
     phys_row = fields[5][1].fields
@@ -312,7 +315,7 @@ def _read_events(
     kind = OP_DELETE if delete else OP_INSERT
     check_op = not _only_events_of(footer, kind)
     check_cwid = write_ids is not None and not _all_write_ids_valid(footer.path, write_ids)
-    names = ([op] if check_op else []) + ([cwid] if check_cwid else [])
+    names = ([op] if check_op else []) + ([cwid] if check_cwid or current else [])
     if keys:
         names += [owid, bucket, rowid]
     if not delete:
@@ -328,6 +331,8 @@ def _read_events(
     if keys:
         for name, key, t in zip((owid, bucket, rowid), KEYS, _KEY_TYPES, strict=True):
             out[key] = raw.column(name).cast(t)
+    if current:
+        out[CWID] = raw.column(cwid).cast(pa.int64())
     if not delete:
         row_col = raw.column(row)
         if row_col.null_count:
@@ -345,6 +350,17 @@ def _read_events(
     if mask is not None and pc.all(mask).as_py() is not True:
         table = table.filter(mask)
     return table
+
+
+def compaction_events(
+    fs: pafs.FileSystem, path: str, table_columns: Columns, write_ids: ValidWriteIdList | None, *, delete: bool
+) -> pa.Table:
+    """Every insert (or, with ``delete``, delete) event of one event file whose ``currentTransaction`` is valid
+    in ``write_ids`` (None: all): ``__owid, __bucket, __rowid, __cwid``, then (insert events) every table
+    column converted to the table's type. What a compaction reads of its inputs where Spark cannot read them
+    (an object store: ``exec/compact.py``)."""
+    wanted = () if delete else range(len(table_columns))
+    return _read_events(fs, read_footer(fs, path), table_columns, wanted, write_ids, keys=True, delete=delete, current=True)
 
 
 def _read_original(

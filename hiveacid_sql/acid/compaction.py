@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hiveacid_sql.acid.names import (
     ParsedDelta,
@@ -25,9 +25,10 @@ from hiveacid_sql.acid.names import (
     delete_delta_dir_name,
     delta_dir_name,
     parse_dir_name,
+    with_visibility,
 )
 from hiveacid_sql.acid.state import AcidState, TableListing, get_acid_state
-from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.acid.writeids import ValidTxnList, ValidWriteIdList
 from hiveacid_sql.errors import AcidFormatError
 from hiveacid_sql.settings import ABORTED_TXN_THRESHOLD, DELTA_NUM_THRESHOLD, DELTA_PCT_THRESHOLD, REGISTRY
 
@@ -65,9 +66,21 @@ class CompactionPlan:
         base = (self.state.base.name,) if self.kind == MAJOR and self.state.base is not None else ()
         return base + tuple(d.name for d in sorted(self.deltas + self.delete_deltas, key=ParsedDelta.sort_key))
 
+    def visible_at(self, txn_id: int) -> CompactionPlan:
+        """The plan with Hive 4's output names, ``base_N_v<txn>`` / ``delta_x_y_v<txn>``: outputs written in
+        place that count only once the compactor's transaction ``txn_id`` commits (a store without atomic
+        rename). Hive 4 and later read them; Hive 3.1 cannot parse the names."""
+        delete_dir = with_visibility(self.delete_dir, txn_id) if self.delete_dir else None
+        return replace(self, insert_dir=with_visibility(self.insert_dir, txn_id), delete_dir=delete_dir)
+
 
 def plan_compaction(
-    listing: TableListing, write_ids: ValidWriteIdList, kind: str, *, insert_only: bool = False
+    listing: TableListing,
+    write_ids: ValidWriteIdList,
+    kind: str,
+    *,
+    insert_only: bool = False,
+    txns: ValidTxnList | None = None,
 ) -> CompactionPlan | None:
     """The compaction of one directory at ``write_ids`` (a reader list; the compactor view is derived here).
 
@@ -75,12 +88,13 @@ def plan_compaction(
     deltas"), major with no delta and no original file (the base is already everything). A minor
     compaction's range ends at the last delta below the lowest open write id; a major one writes
     ``base_<max write id of its inputs>``, which every later reader may use. ``insert_only``: the directory
-    of an insert-only table (plain files, possibly nested in its deltas).
+    of an insert-only table (plain files, possibly nested in its deltas). ``txns``: the store's transaction
+    list, so a ``_v<txn>`` output of a compaction still running (or aborted) is no input.
     """
     if kind not in (MAJOR, MINOR):
         raise ValueError(f"compaction type must be 'major' or 'minor', not {kind!r}")
     compactor = write_ids if write_ids.compactor else write_ids.for_compactor()
-    state = get_acid_state(without_unfinished_publish(listing), compactor, nested_files=insert_only)
+    state = get_acid_state(without_unfinished_publish(listing), compactor, nested_files=insert_only, txns=txns)
     hwm = compactor.high_watermark
     deltas = tuple(d for d in state.deltas if d.max_write_id <= hwm)
     deletes = tuple(d for d in state.delete_deltas if d.max_write_id <= hwm)
@@ -102,19 +116,26 @@ def plan_compaction(
     return CompactionPlan(MAJOR, state, deltas, deletes, base_dir_name(top), None, hwm)
 
 
-def obsolete_after(listing: TableListing, highest_write_id: int, *, insert_only: bool = False) -> tuple[str, ...]:
+def obsolete_after(
+    listing: TableListing, highest_write_id: int, *, insert_only: bool = False, txns: ValidTxnList | None = None
+) -> tuple[str, ...]:
     """Relative paths a cleaner deletes after a compaction whose highest write id was ``highest_write_id``.
 
     Hive 3.1's ``Cleaner.removeFiles``: ``getAcidState`` with every write id up to the compaction's counted as
-    committed; whatever the result calls obsolete is superseded by the compaction's output.
+    committed; whatever the result calls obsolete is superseded by the compaction's output. ``txns``: the
+    store's transaction list, so the ``_v<txn>`` output of a compaction still writing never makes anything
+    obsolete (its half-written base would otherwise supersede the directories it is made from).
     """
     ids = ValidWriteIdList.all_committed(None, highest_write_id)
-    return get_acid_state(listing, ids, nested_files=insert_only).obsolete
+    return get_acid_state(listing, ids, nested_files=insert_only, txns=txns).obsolete
 
 
-def aborted_dirs(listing: TableListing, write_ids: ValidWriteIdList, *, insert_only: bool = False) -> tuple[str, ...]:
-    """Directories whose whole write-id range is aborted: no snapshot reads them, so they may go at any time."""
-    return get_acid_state(listing, write_ids, nested_files=insert_only).aborted
+def aborted_dirs(
+    listing: TableListing, write_ids: ValidWriteIdList, *, insert_only: bool = False, txns: ValidTxnList | None = None
+) -> tuple[str, ...]:
+    """Directories whose whole write-id range is aborted, and (with ``txns``) ``_v<txn>`` outputs of an aborted
+    compactor transaction: no snapshot reads them, so they may go at any time."""
+    return get_acid_state(listing, write_ids, nested_files=insert_only, txns=txns).aborted
 
 
 def without_unfinished_publish(listing: TableListing) -> TableListing:
@@ -138,8 +159,8 @@ def without_unfinished_publish(listing: TableListing) -> TableListing:
     names = {d.name for d in parsed}
     lone: set[str] = set()
     for d in parsed:
-        if d.statement_id is not None or d.min_write_id == d.max_write_id:
-            continue
+        if d.statement_id is not None or d.min_write_id == d.max_write_id or d.visibility_txn_id:
+            continue  # a _v output pair becomes visible in one commit, never half
         twin = (delta_dir_name if d.is_delete else delete_delta_dir_name)(d.min_write_id, d.max_write_id, None)
         if twin in names:
             continue

@@ -51,6 +51,17 @@ def filesystem_for(uri_or_path: str) -> tuple[pafs.FileSystem, str]:
     return fs, path
 
 
+#: pyarrow file systems whose directory rename is one atomic step (and that Spark reads without a connector).
+_RENAMING_FILESYSTEMS = frozenset({"local", "hdfs", "mock"})
+
+
+def has_atomic_rename(fs: pafs.FileSystem) -> bool:
+    """Whether ``fs`` renames a directory in one step (local disk, HDFS). An object store (S3, GCS, Azure
+    blobs) has keys only: a "rename" is a copy and a delete per key, so a reader could see half a directory;
+    compaction there writes Hive 4's ``_v<txn>`` outputs in place instead (``compactor/worker.py``)."""
+    return fs.type_name in _RENAMING_FILESYSTEMS
+
+
 def _rel(path: str, root: str) -> str:
     return posixpath.relpath(path, root) if root else path
 

@@ -172,6 +172,13 @@ def _delta(prefix: str, lo: int, hi: int, statement_id: int | None) -> str:
     return f"{prefix}{lo:07d}_{hi:07d}{_check_stmt(statement_id)}"
 
 
+def with_visibility(dir_name: str, txn_id: int) -> str:
+    """Hive 4 ``AcidUtils.addVisibilitySuffix``: ``<base or delta>_v%07d`` of the transaction that wrote it (a
+    compaction on a store without atomic rename). Readable by Hive 4 and later, not by Hive 3.1."""
+    _check_id(txn_id, "visibility transaction id")
+    return f"{dir_name}{VISIBILITY_PREFIX}{txn_id:07d}"
+
+
 def bucket_file_name(bucket_id: int) -> str:
     """``AcidUtils.createBucketFile``: ``bucket_%05d``. No attempt suffix (Hive 3.1 cannot parse it, trino#31302)."""
     if not 0 <= bucket_id <= INT_MAX:

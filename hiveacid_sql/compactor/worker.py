@@ -12,6 +12,12 @@
 
 The worker holds a read lease on the table while it reads, so another compaction's cleaner never removes
 its inputs under it.
+
+On a store without atomic directory rename (S3 and other object stores: a rename is a copy and a delete per key,
+so a reader could list half an output) the worker does what Hive 4 does: it opens a transaction ``T`` of its own,
+writes its outputs in place as ``base_N_vT`` / ``delta_x_y_vT`` / ``delete_delta_x_y_vT`` and commits ``T``
+only when they are complete. A reader with a transaction list (every statement, ``read_table`` by name) uses
+them only once ``T`` is committed in its list; an aborted ``T``'s outputs are garbage the cleaner deletes.
 """
 
 from __future__ import annotations
@@ -37,9 +43,9 @@ from hiveacid_sql.acid.compaction import (
     temp_dir_name,
 )
 from hiveacid_sql.acid.hive_types import parse_hive_type
-from hiveacid_sql.acid.listing import filesystem_for, list_acid_dir
+from hiveacid_sql.acid.listing import filesystem_for, has_atomic_rename, list_acid_dir
 from hiveacid_sql.acid.state import TableListing, get_acid_state
-from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.acid.writeids import ValidTxnList, ValidWriteIdList
 from hiveacid_sql.compactor.housekeeper import HousekeepingReport, housekeep
 from hiveacid_sql.errors import CompactionError, HiveAcidError, NotEnoughHistoryError
 from hiveacid_sql.settings import FAILED_THRESHOLD, RETENTION, TXN_TIMEOUT, WORKER_TIMEOUT, setting_value
@@ -51,6 +57,7 @@ from hiveacid_sql.txn.compactions import (
     ReadLeases,
     process_gone,
 )
+from hiveacid_sql.txn.heartbeat import Heartbeater
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -160,7 +167,9 @@ class Compactor:
             fs, location = filesystem_for(table.location)
             root = _join(location, info.partition)
             pending = info.meta.get("build_dir")
-            if pending and info.meta.get("outputs"):
+            if info.meta.get("visibility_txn"):
+                self._drop_unfinished(fs, root, info)
+            elif pending and info.meta.get("outputs"):
                 # An earlier attempt died while moving its outputs into place: finish that move first.
                 from hiveacid_sql.exec.compact import publish
 
@@ -170,8 +179,13 @@ class Compactor:
                 from hiveacid_sql.exec.compact import remove_build_dir
 
                 remove_build_dir(fs, f"{root}/{pending}")
-            write_ids = self.store.snapshot([(table.db, table.name)]).write_ids(table.db, table.name).for_compactor()
-            plan = plan_compaction(list_acid_dir(fs, root), write_ids, info.kind, insert_only=table.is_insert_only)
+            if not has_atomic_rename(fs):
+                return self._run_in_place(info, table, fs, root)
+            snapshot = self.store.snapshot([(table.db, table.name)])
+            write_ids = snapshot.write_ids(table.db, table.name).for_compactor()
+            plan = plan_compaction(
+                list_acid_dir(fs, root), write_ids, info.kind, insert_only=table.is_insert_only, txns=snapshot.txns
+            )
             if plan is None:
                 self.queue.mark_compacted(info.id, write_ids.high_watermark, note="nothing to compact")
                 return WorkResult(info, READY_FOR_CLEANING)
@@ -196,6 +210,59 @@ class Compactor:
             return WorkResult(info, "f", error=message)
         finally:
             self.leases.release(lease)
+
+    def _run_in_place(self, info: CompactionInfo, table: TableDef, fs: pafs.FileSystem, root: str) -> WorkResult:
+        """Hive 4's compaction for a store without atomic rename: the outputs are written where they stay,
+        named ``_v<T>`` after the worker's own transaction ``T``, and become visible in one step when ``T``
+        commits. Any failure aborts ``T`` (its outputs are then garbage to every reader) after deleting them."""
+        txn = self.store.open_txn(
+            getpass.getuser(), socket.gethostname(), agent_info=f"compactor {self.worker_id}", compaction=True
+        )
+        heartbeat = Heartbeater(self.store, txn, max(1.0, float(self._setting(TXN_TIMEOUT)) / 2))
+        outputs: list[str] = []
+        try:
+            snapshot = self.store.snapshot([(table.db, table.name)], txn_id=txn)
+            write_ids = snapshot.write_ids(table.db, table.name).for_compactor()
+            plan = plan_compaction(
+                list_acid_dir(fs, root), write_ids, info.kind, insert_only=table.is_insert_only, txns=snapshot.txns
+            )
+            if plan is None:
+                self.store.abort_txn(txn)
+                self.queue.mark_compacted(info.id, write_ids.high_watermark, note="nothing to compact")
+                return WorkResult(info, READY_FOR_CLEANING)
+            plan = plan.visible_at(txn)
+            outputs = [plan.insert_dir] + ([plan.delete_dir] if plan.delete_dir else [])
+            self.queue.update_meta(info.id, visibility_txn=txn, outputs=outputs, inputs=list(plan.input_dirs))
+            files = self._run_job(table, fs, root, root, plan, write_ids)
+            self._make_visible(txn)
+            self.queue.mark_compacted(info.id, plan.highest_write_id)
+            return WorkResult(info, READY_FOR_CLEANING, tuple(outputs), len(files))
+        except BaseException:
+            if self.store.txn_state(txn) != "committed":
+                _delete_dirs(fs, root, outputs)
+                with contextlib.suppress(HiveAcidError):
+                    self.store.abort_txn(txn)
+            raise
+        finally:
+            heartbeat.stop()
+
+    def _make_visible(self, txn: int) -> None:
+        """Commit the compactor's transaction: from here on readers use its ``_v`` outputs."""
+        self.store.commit_txn(txn)
+
+    def _drop_unfinished(self, fs: pafs.FileSystem, root: str, info: CompactionInfo) -> None:
+        """An earlier in-place attempt died: unless its transaction committed (its outputs are then the table's
+        own), abort it and delete what it wrote."""
+        txn = int(info.meta["visibility_txn"])
+        try:
+            state = self.store.txn_state(txn)
+        except HiveAcidError:
+            state = "aborted"
+        if state == "committed":
+            return
+        if state == "open":
+            self.store.abort_txn(txn)
+        _delete_dirs(fs, root, info.meta.get("outputs") or [])
 
     def _run_job(self, table: TableDef, fs, root: str, build: str, plan, write_ids: ValidWriteIdList) -> list[dict]:
         from hiveacid_sql.exec.compact import run_compaction_job
@@ -242,14 +309,15 @@ class Compactor:
         fs, location = filesystem_for(table.location)
         root = _join(location, info.partition)
         listing = list_acid_dir(fs, root)
-        current = self.store.snapshot([(table.db, table.name)]).write_ids(table.db, table.name)
+        snapshot = self.store.snapshot([(table.db, table.name)])
+        current = snapshot.write_ids(table.db, table.name)
         mm = table.is_insert_only
-        doomed = list(aborted_dirs(listing, current, insert_only=mm))
+        doomed = list(aborted_dirs(listing, current, insert_only=mm, txns=snapshot.txns))
         if info.highest_write_id is not None:
             hwm = info.highest_write_id
             aborted = [w for w in current.aborted if w <= hwm]
             view = ValidWriteIdList(current.table_name, hwm, tuple(sorted(aborted)), frozenset(aborted))
-            doomed += [p for p in _obsolete(listing, view, insert_only=mm) if p not in doomed]
+            doomed += [p for p in _obsolete(listing, view, snapshot.txns, insert_only=mm) if p not in doomed]
         for rel in doomed:
             path = f"{root.rstrip('/')}/{rel}"
             with contextlib.suppress(FileNotFoundError):
@@ -308,19 +376,28 @@ class Compactor:
         """The type Hive's initiator would choose for one directory now (None: leave it)."""
         fs, location = filesystem_for(table.location)
         listing = list_acid_dir(fs, _join(location, partition))
-        write_ids = self.store.snapshot([(table.db, table.name)]).write_ids(table.db, table.name).for_compactor()
-        state = get_acid_state(listing, write_ids, nested_files=table.is_insert_only)
+        snapshot = self.store.snapshot([(table.db, table.name)])
+        write_ids = snapshot.write_ids(table.db, table.name).for_compactor()
+        state = get_acid_state(listing, write_ids, nested_files=table.is_insert_only, txns=snapshot.txns)
         sizes = _dir_sizes(listing)
         return determine_compaction_type(
             state, sizes, aborted_txns, table.params, self.conf, insert_only=table.is_insert_only
         )
 
 
-def _obsolete(listing: TableListing, view: ValidWriteIdList, *, insert_only: bool = False) -> tuple[str, ...]:
+def _delete_dirs(fs: pafs.FileSystem, root: str, names: list[str]) -> None:
+    for name in names:
+        with contextlib.suppress(FileNotFoundError, OSError):
+            fs.delete_dir(f"{root.rstrip('/')}/{name}")
+
+
+def _obsolete(
+    listing: TableListing, view: ValidWriteIdList, txns: ValidTxnList, *, insert_only: bool = False
+) -> tuple[str, ...]:
     try:
         if not view.exceptions:
-            return obsolete_after(listing, view.high_watermark, insert_only=insert_only)
-        return get_acid_state(listing, view, nested_files=insert_only).obsolete
+            return obsolete_after(listing, view.high_watermark, insert_only=insert_only, txns=txns)
+        return get_acid_state(listing, view, nested_files=insert_only, txns=txns).obsolete
     except NotEnoughHistoryError:
         return ()  # a later major compaction's base already covers this one: its own cleaning removes the rest
 

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Any
 from hiveacid_sql.acid.listing import filesystem_for, is_uri
 from hiveacid_sql.engine.session import Session
 from hiveacid_sql.errors import HiveAcidError
+from hiveacid_sql.exec.datasource import register_data_source
 from hiveacid_sql.exec.executors import check_executors
 from hiveacid_sql.exec.session import active_session as active_session
-from hiveacid_sql.exec.session import local_session
+from hiveacid_sql.exec.session import is_connect, local_session
 from hiveacid_sql.exec.session import quiet_pyspark_error_logs as quiet_pyspark_error_logs
 from hiveacid_sql.txn import TxnStore
 
@@ -65,5 +66,7 @@ def connect(
         store_dir.mkdir(parents=True, exist_ok=True)
         store_url = f"sqlite:///{store_dir / 'txn.db'}"
     store = TxnStore(store_url, default_db_location=warehouse_uri)
+    if not is_connect(spark):  # a Connect server registers Python data sources on its own side
+        register_data_source(spark, warehouse=warehouse_uri, store_url=store_url)
     return Session(spark, warehouse_uri, store, owns_spark=owns)
 

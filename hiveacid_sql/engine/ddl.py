@@ -18,6 +18,7 @@ from sqlglot import exp
 
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.listing import discover_partitions, filesystem_for, list_acid_dir, max_write_id_on_disk
+from hiveacid_sql.engine.constraints import table_constraints
 from hiveacid_sql.errors import CatalogError, PlanError, UnsupportedStatementError
 from hiveacid_sql.exec.pruning import prune_partitions
 from hiveacid_sql.exec.routing import partition_dir_of
@@ -159,6 +160,11 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         )
     if storage == "textfile":
         check_text_columns([(c.name, parse_hive_type(c.type)) for c in columns])  # LazySimpleSerDe's nesting
+    constraints = (
+        table_constraints(schema_node, db, name, columns, partition_keys, external=external, current_db=ctx.current_db)
+        if schema_node is not None
+        else ()
+    )
     adopting = location is not None
     location = table_location(ctx, db, name) if location is None else ctx.resolve_location(location)
     if bucket_cols and adopting and "bucketing_version" not in params:
@@ -178,6 +184,7 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         owner=getpass.getuser(),
         create_time=int(time.time()),
         serde_params=serde_params,
+        constraints=constraints,
     )
     created = ctx.catalog.create_table(tdef, if_not_exists=bool(tree.args.get("exists")))
     if not created:

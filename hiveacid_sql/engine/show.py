@@ -6,7 +6,8 @@ import fnmatch
 import time
 from typing import TYPE_CHECKING
 
-from hiveacid_sql.txn import TableDef
+from hiveacid_sql.engine.constraints import constraint_clauses, key_clauses
+from hiveacid_sql.txn import ConstraintDef, TableDef
 from hiveacid_sql.txn.tabledef import STORAGE_CLASSES
 
 if TYPE_CHECKING:
@@ -86,7 +87,46 @@ def describe(ctx: StatementContext, table: TableDef, style: str | None) -> DataF
                 ("View Expanded Text:", table.view_expanded_text or "", ""),
                 ("View Rewrite Enabled:", "No", ""),
             ]
+        if table.constraints:
+            rows += constraint_rows(table)
     return rows_frame(ctx, rows, "col_name string, data_type string, comment string")
+
+
+_SECTIONS = (
+    ("primary_key", "# Primary Key"), ("foreign_key", "# Foreign Keys"), ("unique", "# Unique Constraints"),
+    ("not_null", "# Not Null Constraints"), ("default", "# Default Constraints"),
+)
+
+
+def constraint_rows(table: TableDef) -> list[tuple[str, str, str]]:
+    """DESCRIBE FORMATTED's ``# Constraints`` part as Hive 3.1's ``MetaDataFormatUtils.getConstraintsInformation``
+    prints it (each tab-separated line one row): a section per kind, constraints by name."""
+    rows: list[tuple[str, str, str]] = [("", "", ""), ("# Constraints", "", "")]
+    for kind, title in _SECTIONS:
+        group = sorted((c for c in table.constraints if c.kind == kind), key=lambda c: c.name)
+        if not group:
+            continue
+        rows += [("", "", ""), (title, "", ""), ("Table:", table.qualified_name, "")]
+        for c in group:
+            rows += _constraint_lines(c)
+    return rows
+
+
+def _constraint_lines(c: ConstraintDef) -> list[tuple[str, str, str]]:
+    if c.kind == "primary_key":
+        return [("Constraint Name:", c.name, ""), ("Column Names:", c.columns[0], "\t".join(c.columns[1:]))]
+    rows = [("Constraint Name:", c.name, "")]
+    if c.kind == "not_null":
+        return [*rows, ("Column Name:", c.columns[0], ""), ("", "", "")]
+    if c.kind == "default":
+        return [*rows, (f"Column Name:{c.columns[0]}", f"Default Value:{c.default_value}", ""), ("", "", "")]
+    for i, col in enumerate(c.columns):
+        if c.kind == "foreign_key":
+            parent = f"Parent Column Name:{c.ref_db}.{c.ref_table}.{c.ref_columns[i]}"
+            rows.append((parent, f"Column Name:{col}", f"Key Sequence:{i + 1}"))
+        else:
+            rows.append((f"Column Name:{col}", f"Key Sequence:{i + 1}", ""))
+    return [*rows, ("", "", "")]
 
 
 def _classes(table: TableDef) -> tuple[str, str, str]:
@@ -121,7 +161,8 @@ def create_table_text(table: TableDef) -> str:
     cols = []
     for c in table.columns:
         comment = f" COMMENT {_quote(c.comment)}" if c.comment else ""
-        cols.append(f"  `{c.name}` {c.type}{comment}")
+        cols.append(f"  `{c.name}` {c.type}{constraint_clauses(table.constraints, c.name)}{comment}")
+    cols += key_clauses(table.constraints)
     lines.append(",\n".join(cols) + ")")
     if table.comment:
         lines.append(f"COMMENT {_quote(table.comment)}")

@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import getpass
 import socket
-import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -36,6 +35,7 @@ from hiveacid_sql.acid.names import (
 from hiveacid_sql.errors import TxnAbortedError, TxnError
 from hiveacid_sql.plan.model import Plan
 from hiveacid_sql.txn import Snapshot, TableCommit, TableDef, TxnStore, ValidTxnList
+from hiveacid_sql.txn.heartbeat import Heartbeater
 from hiveacid_sql.txn.history import WriteRecord
 from hiveacid_sql.txn.locks import EXCLUSIVE, SHARED_READ, SHARED_WRITE, LockComponent
 
@@ -90,39 +90,6 @@ def lock_components(plan: Plan, target_partitions: Sequence[str] | None = None) 
             want(target, plan.target_lock)
     whole = [LockComponent(db, table, None, lock_type) for (db, table), lock_type in sorted(wanted.items())]
     return whole + partition_locks
-
-
-class Heartbeater:
-    """A daemon thread that heartbeats one open transaction every ``interval_s`` until stopped.
-
-    If the store says the transaction was aborted meanwhile (timed out, ABORT TRANSACTIONS), it stops
-    and keeps the error; the transaction's next store call fails with the same news."""
-
-    def __init__(self, store: TxnStore, txn_id: int, interval_s: float) -> None:
-        self.store = store
-        self.txn_id = txn_id
-        self.interval_s = max(interval_s, 0.01)
-        self.error: TxnError | None = None
-        self.beats = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"hiveacid-heartbeat-{txn_id}", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval_s):
-            try:
-                self.store.heartbeat(self.txn_id)
-                self.beats += 1
-            except TxnError as exc:  # aborted or gone: nothing left to keep alive
-                self.error = exc
-                return
-            except Exception:  # noqa: BLE001, S112 - a transient store error: try again next beat
-                continue
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not threading.current_thread():
-            self._thread.join(timeout=5)
 
 
 class Transaction:

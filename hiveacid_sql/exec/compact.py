@@ -12,6 +12,11 @@ Both write one ``bucket_N`` file per bucket id found in the events' ``bucket`` p
 ``<dir>/_tmp_<uuid>/<output>/``; the driver adds ``_orc_acid_version`` (and ``_metadata_acid`` for a base)
 and only then renames each output into ``<dir>/`` (:func:`publish`). A job that dies leaves only the hidden
 build directory, which no reader lists.
+
+On an object store (no atomic rename: :func:`~hiveacid_sql.acid.listing.has_atomic_rename`) the worker builds
+in the table's directory itself, under Hive 4's ``_v<txn>`` names, and no rename happens (``compactor/worker.py``).
+Spark reaches such a store only through a Hadoop connector, so there the inputs are read in Python tasks through
+``pyarrow.fs`` (:func:`read_inputs_task`, the Arrow reader's rules), as the outputs are written.
 """
 
 from __future__ import annotations
@@ -27,8 +32,10 @@ from pyspark.sql import types as T
 
 from hiveacid_sql.acid.compaction import MAJOR, CompactionPlan
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
+from hiveacid_sql.acid.listing import has_atomic_rename
 from hiveacid_sql.acid.names import COMPACTED_METADATA, METADATA_FILE
 from hiveacid_sql.acid.orc_footer import read_footer
+from hiveacid_sql.acid.scan_files import is_event_file, original_slices
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.errors import ExecutionError
 from hiveacid_sql.exec.columns import to_table_type
@@ -88,6 +95,103 @@ def _events_frame(
     return union_all(frames) if frames else None
 
 
+_INPUT_JOBS = "path string, kind string, bucket int, start long"
+#: What an input task reads of a file (:func:`read_inputs_task`): ``insert`` / ``delete`` events valid in the
+#: compactor's write ids (minor), ``live`` insert events less the deletes (major), an original-named file holding
+#: events (all visible, less the deletes), an ``original`` file with its synthetic row ids.
+INSERT, DELETE, LIVE, EVENT_ORIGINAL, ORIGINAL = "insert", "delete", "live", "event_original", "original"
+
+
+def _input_schema(table_columns: Sequence[tuple[str, HiveType]]) -> T.StructType:
+    return T.StructType(
+        [
+            T.StructField(OPERATION, T.IntegerType()),
+            T.StructField(OWID, T.LongType()),
+            T.StructField(BUCKET, T.IntegerType()),
+            T.StructField(ROWID, T.LongType()),
+            T.StructField(CWID, T.LongType()),
+            *spark_schema(list(table_columns)).fields,
+        ]
+    )
+
+
+def read_inputs_task(
+    fs_uri: str,
+    columns: Sequence[tuple[str, str]],
+    write_ids: ValidWriteIdList,
+    deletes: Sequence[str],
+    out_schema: T.StructType,
+) -> TaskFn:
+    """Read compaction inputs through ``pyarrow.fs`` in a Python task (an object store Spark cannot read).
+
+    Job rows: ``path``, ``kind`` (see :data:`INSERT` ..), ``bucket`` and ``start`` (an original's synthetic row
+    ids). Output: ``__operation, __owid, __bucket, __rowid, __cwid`` and the table columns, as the Spark frames
+    give them. A task that reads live rows loads the applicable delete events (``deletes``) once.
+    """
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    arrow_schema = to_arrow_schema(out_schema)
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from hiveacid_sql.acid.arrow_scan import (
+            DeleteSet,
+            anti_join_deletes,
+            compaction_events,
+            original_rows,
+        )
+        from hiveacid_sql.acid.hive_types import parse_hive_type
+        from hiveacid_sql.acid.listing import filesystem_for
+        from hiveacid_sql.acid.scan_files import OriginalSlice
+
+        fs, _ = filesystem_for(fs_uri)
+        table_columns = [(n, parse_hive_type(t)) for n, t in columns]
+        names = [n for n, _ in table_columns]
+        deleted: DeleteSet | None = None
+        for job in batches:
+            for item in job.to_pylist():
+                kind, path = item["kind"], item["path"]
+                if kind in (LIVE, EVENT_ORIGINAL, ORIGINAL) and deletes and deleted is None:
+                    parts = [compaction_events(fs, p, table_columns, write_ids, delete=True) for p in deletes]
+                    deleted = DeleteSet(pa.concat_tables(parts))
+                if kind == ORIGINAL:
+                    rows = original_rows(fs, OriginalSlice(path, item["bucket"], item["start"], ""), table_columns)
+                    rows = rows.append_column(CWID, rows.column(OWID))
+                else:
+                    valid = None if kind == EVENT_ORIGINAL else write_ids
+                    rows = compaction_events(fs, path, table_columns, valid, delete=kind == DELETE)
+                    if kind in (LIVE, EVENT_ORIGINAL):
+                        # a compacted insert event is written by its own write id
+                        rows = rows.set_column(rows.schema.get_field_index(CWID), CWID, rows.column(OWID))
+                if deleted is not None and kind != INSERT and kind != DELETE:
+                    rows = anti_join_deletes(rows, deleted)
+                n = rows.num_rows
+                op = pa.array([2 if kind == DELETE else 0] * n, pa.int32())
+                data = [
+                    rows.column(name) if name in rows.column_names else pa.nulls(n, arrow_schema.field(name).type)
+                    for name in names
+                ]
+                keys = [rows.column(k) for k in (OWID, BUCKET, ROWID, CWID)]
+                out = pa.Table.from_arrays([op, *keys, *data], names=arrow_schema.names).cast(arrow_schema)
+                yield from out.to_batches()
+
+    return run
+
+
+def _tasks_frame(
+    spark: SparkSession,
+    fs_uri: str,
+    jobs: Sequence[tuple[str, str, int, int]],
+    table_columns: Sequence[tuple[str, HiveType]],
+    write_ids: ValidWriteIdList,
+    deletes: Sequence[str] = (),
+) -> DataFrame:
+    """The inputs ``jobs`` read by :func:`read_inputs_task` (one file or original slice a job row)."""
+    schema = _input_schema(table_columns)
+    columns = [(n, t.to_string()) for n, t in table_columns]
+    job_df = spark.createDataFrame(list(jobs), _INPUT_JOBS).repartition(max(1, min(len(jobs), 64)))
+    return job_df.mapInArrow(read_inputs_task(fs_uri, columns, write_ids, list(deletes), schema), schema)
+
+
 def minor_frame(
     spark: SparkSession,
     fs: pafs.FileSystem,
@@ -95,16 +199,22 @@ def minor_frame(
     plan: CompactionPlan,
     table_columns: Sequence[tuple[str, HiveType]],
     write_ids: ValidWriteIdList,
+    tasks_read: str | None = None,
 ) -> DataFrame:
-    """Events a minor compaction writes, with ``__out_dir`` (output directory) and ``__bucket_id``."""
+    """Events a minor compaction writes, with ``__out_dir`` (output directory) and ``__bucket_id``.
+    ``tasks_read``: the location's URI when Python tasks read the inputs (:func:`read_inputs_task`)."""
     files = plan.state.delta_files
     inserts = [join_path(root, f.path) for d in plan.deltas for f in files.get(d.name, ())]
     deletes = [join_path(root, f.path) for d in plan.delete_deltas for f in files.get(d.name, ())]
     frames = []
-    ins = _events_frame(spark, inserts, fs, table_columns, write_ids, 0) if inserts else None
+    if tasks_read:
+        ins = _tasks_frame(spark, tasks_read, [(p, INSERT, 0, 0) for p in inserts], table_columns, write_ids) if inserts else None
+        dels = _tasks_frame(spark, tasks_read, [(p, DELETE, 0, 0) for p in deletes], table_columns, write_ids) if deletes else None
+    else:
+        ins = _events_frame(spark, inserts, fs, table_columns, write_ids, 0) if inserts else None
+        dels = _events_frame(spark, deletes, fs, table_columns, write_ids, 2) if deletes else None
     if ins is not None:
         frames.append(ins.withColumn(OUT_DIR, F.lit(plan.insert_dir)))
-    dels = _events_frame(spark, deletes, fs, table_columns, write_ids, 2) if deletes else None
     if dels is not None:
         # One delete event per row id: the first transaction's (delete/delete is no write conflict in Hive).
         first = dels.groupBy(OWID, BUCKET, ROWID).agg(F.min(CWID).alias(CWID))
@@ -123,16 +233,30 @@ def major_frame(
     plan: CompactionPlan,
     table_columns: Sequence[tuple[str, HiveType]],
     write_ids: ValidWriteIdList,
+    tasks_read: str | None = None,
 ) -> DataFrame:
-    """Live rows of the plan's inputs as insert events of ``base_N`` (row ids kept, originals' written out)."""
+    """Live rows of the plan's inputs as insert events of ``base_N`` (row ids kept, originals' written out).
+    ``tasks_read``: the location's URI when Python tasks read the inputs (:func:`read_inputs_task`)."""
     state = plan.state
     data = [join_path(root, f.path) for f in state.base_files] if state.base is not None else []
     for d in plan.deltas:
         data += [join_path(root, f.path) for f in state.delta_files.get(d.name, ())]
     deletes = [join_path(root, f.path) for d in plan.delete_deltas for f in state.delta_files.get(d.name, ())]
     originals = [join_path(root, f.path) for f in state.originals]
-    files = ScanFiles((DirFiles("", state, tuple(data), tuple(deletes), tuple(originals)),))
-    live = scan_table(spark, fs, root, list(table_columns), [], write_ids, files)
+    dirs = DirFiles("", state, tuple(data), tuple(deletes), tuple(originals))
+    if tasks_read:
+        footers = [read_footer(fs, p) for p in originals]
+        as_events = {f.path for f in footers if f.num_rows and is_event_file(f)}
+        plain = {f.path: f.num_rows for f in footers if f.path not in as_events}
+        jobs = [(p, LIVE, 0, 0) for p in data] + [(p, EVENT_ORIGINAL, 0, 0) for p in sorted(as_events)]
+        jobs += [(o.path, ORIGINAL, o.bucket, o.start) for o in original_slices([dirs], plain)]
+        live = (
+            _tasks_frame(spark, tasks_read, jobs, table_columns, write_ids, deletes)
+            if jobs
+            else spark.createDataFrame([], _input_schema(table_columns))
+        )
+    else:
+        live = scan_table(spark, fs, root, list(table_columns), [], write_ids, ScanFiles((dirs,)))
     names = [n for n, _ in table_columns]
     return live.select(
         F.lit(0).cast("int").alias(OPERATION),
@@ -227,7 +351,9 @@ def run_compaction_job(
     (compacted), so an empty result still hides what it replaces.
     """
     make = major_frame if plan.kind == MAJOR else minor_frame
-    events = make(spark, fs, root, plan, table_columns, write_ids)
+    # an object store: Spark reaches it only through a Hadoop connector, pyarrow.fs directly
+    tasks_read = None if has_atomic_rename(fs) else fs_uri
+    events = make(spark, fs, root, plan, table_columns, write_ids, tasks_read)
     width = max(1, int(spark.conf.get("spark.sql.shuffle.partitions") or 1))
     prepared = events.repartition(width, F.col(OUT_DIR), F.col(BUCKET_ID)).sortWithinPartitions(
         OUT_DIR, BUCKET_ID, OWID, BUCKET, ROWID

@@ -1,7 +1,7 @@
 """Shape a statement's source rows into a table's columns, cast as Hive's INSERT casts them.
 
 The source's columns map by position onto ``column_order`` (data columns and dynamic partition columns);
-data columns it does not name are NULL, static partition columns get their constant. Every value is cast
+data columns it does not name get their DEFAULT (NULL without one), static partition columns get their constant. Every value is cast
 to its column's type, and ``varchar(n)`` / ``char(n)`` get Hive's length rules, for every target (ACID or
 plain), so the same INSERT stores the same values whatever the table's format.
 """
@@ -16,6 +16,7 @@ from sqlglot import exp
 
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.errors import PlanError
+from hiveacid_sql.plan.target import default_value, not_null_message
 from hiveacid_sql.plan.types import hive_cast
 from hiveacid_sql.txn import TableDef
 
@@ -45,9 +46,12 @@ def shape_rows(
         elif column.name in position:
             value = exp.column(f"__c{position[column.name]}")
         else:
-            value = exp.Null()
+            value = default_value(table, column.name)
         cast = hive_cast(value, column.type, column=f"{table.qualified_name}.{column.name}")
-        out.append(hive_lengths(F.expr(cast.sql(dialect="spark")), column.type).alias(column.name))
+        written = hive_lengths(F.expr(cast.sql(dialect="spark")), column.type)
+        if column.name in table.not_null_columns:  # Hive's enforce_constraint: the statement fails, nothing is written
+            written = F.coalesce(written, F.raise_error(not_null_message(table, column.name)))
+        out.append(written.alias(column.name))
     return source.select(*out)
 
 

@@ -27,8 +27,8 @@ from hiveacid_sql.errors import PlanError
 from hiveacid_sql.plan.columns import BUCKET, CLAUSE, OWID, PART_DIR, ROWID, SOURCE_ID
 from hiveacid_sql.plan.model import BoundTables, MergeClause, MergePlan
 from hiveacid_sql.plan.pruning import TablePruning, partition_conjuncts
-from hiveacid_sql.plan.target import column_value, set_assignments, target_table
-from hiveacid_sql.plan.types import cast_to, hive_cast
+from hiveacid_sql.plan.target import column_value, default_value, enforced, set_assignments, target_table
+from hiveacid_sql.plan.types import hive_cast
 from hiveacid_sql.sql.tree import where_is
 from hiveacid_sql.txn import TableDef
 
@@ -51,7 +51,7 @@ def _insert_values(
     names = [c.name for c in target.all_columns]
     if isinstance(then.this, exp.Star):  # INSERT *: every target column from the source column of that name
         return tuple(
-            (c.name, hive_cast(exp.column(c.name, table=source_alias, quoted=True), c.type, column=f"{target.qualified_name}.{c.name}"))
+            (c.name, enforced(hive_cast(exp.column(c.name, table=source_alias, quoted=True), c.type, column=f"{target.qualified_name}.{c.name}"), target, c.name))
             for c in target.all_columns
         )
     columns = [c.name.lower() for c in then.this.expressions] if isinstance(then.this, exp.Tuple) else names
@@ -69,7 +69,7 @@ def _insert_values(
         )
     given = dict(zip(columns, values, strict=True))
     return tuple(
-        (n, column_value(given[n], types[n], f"{target.qualified_name}.{n}") if n in given else cast_to(exp.Null(), types[n]))
+        (n, enforced(column_value(given[n], target, n) if n in given else default_value(target, n), target, n))
         for n in names
     )
 

@@ -26,10 +26,10 @@ from hiveacid_sql.plan.model import (
 )
 from hiveacid_sql.plan.partition_spec import insert_spec
 from hiveacid_sql.plan.pruning import TablePruning, merge_pruning, table_pruning
-from hiveacid_sql.plan.target import is_target, set_assignments, target_table
+from hiveacid_sql.plan.target import default_value, enforced, is_target, set_assignments, target_table
 from hiveacid_sql.plan.types import hive_cast, strict_casts, strict_casts_on
 from hiveacid_sql.sql.parse import parse_one
-from hiveacid_sql.sql.tree import catalog_tables, is_query, mentions_row_id, table_names, where_is
+from hiveacid_sql.sql.tree import catalog_tables, is_default, is_query, mentions_row_id, table_names, where_is
 from hiveacid_sql.txn import TableDef
 
 TableLookup = Callable[[str, str], TableDef]
@@ -234,7 +234,7 @@ class Planner:
                         f"{where_is(row)}Cannot insert into target table because column number/types are different "
                         f"'{target.name}': Table insclause-0 has {width} columns, but query has {count} columns."
                     )
-            source = _typed_values(source, [(f"{target.qualified_name}.{c}", types[c]) for c in order])
+            source = _typed_values(source, [(f"{target.qualified_name}.{c}", types[c]) for c in order], target, order)
         return InsertPlan(
             target=target,
             source=source,
@@ -284,7 +284,7 @@ class Planner:
         alias = node.alias_or_name
         for column in target.all_columns:
             value = new_values.get(column.name)
-            expr = value if value is not None else exp.column(column.name, table=alias)
+            expr = value if value is not None else enforced(exp.column(column.name, table=alias), target, column.name)
             select = select.select(exp.alias_(expr, column.name, quoted=True))
         keys = {k.name for k in target.partition_keys}
         select = self.expand_views(select)
@@ -350,13 +350,19 @@ class Planner:
         return self.plan(tree)  # type: ignore[return-value]  # not a query, so a DmlPlan
 
 
-def _typed_values(values: exp.Values, columns: list[tuple[str, str]]) -> exp.Expr:
+def _typed_values(values: exp.Values, columns: list[tuple[str, str]], target: TableDef, names: list[str]) -> exp.Expr:
     """VALUES rows with every value cast to its target column's type, as Hive casts each value it inserts.
 
     Spark would otherwise first unify each VALUES column across rows and refuse e.g. a string in one row and
     a DATE in another, which Hive takes. Under ``hiveacid.strict.casts`` a value's check raises an error,
     which Spark's inline tables (folded on the driver) cannot hold: the rows are then ``SELECT .. UNION ALL``.
+    ``DEFAULT`` is the column's default value (NULL without one).
     """
+    values = values.copy()
+    for row in values.expressions:
+        for item, name in zip(list(row.expressions if isinstance(row, exp.Tuple) else [row]), names, strict=True):
+            if is_default(item):
+                item.replace(default_value(target, name))
     if strict_casts_on():
         rows = [row.expressions if isinstance(row, exp.Tuple) else [row] for row in values.expressions]
         selects = [

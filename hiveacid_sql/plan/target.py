@@ -10,6 +10,7 @@ from sqlglot import exp
 
 from hiveacid_sql.errors import PlanError
 from hiveacid_sql.plan.types import hive_cast
+from hiveacid_sql.sql.parse import parse_one
 from hiveacid_sql.sql.tree import is_default, where_is
 from hiveacid_sql.txn import TableDef
 
@@ -30,10 +31,43 @@ def is_target(table: exp.Table) -> bool:
     return bool(table.meta.get(_TARGET))
 
 
-def column_value(node: exp.Expr, htype: str, column: str = "") -> exp.Expr:
-    """A value written to ``column`` of type ``htype``, cast as Hive casts it: ``DEFAULT`` (no column
-    defaults here) is NULL."""
-    return hive_cast(exp.Null() if is_default(node) else node.copy(), htype, column=column)
+def default_value(target: TableDef, name: str) -> exp.Expr:
+    """What a column gets when a write names no value for it or says ``DEFAULT``: its DEFAULT constraint's
+    value (Hive SQL text from the catalog, e.g. ``127Y`` or ``current_timestamp()``), else NULL; cast to
+    the column's type."""
+    column = next(c for c in target.all_columns if c.name == name)
+    text = target.default_of(name)
+    value: exp.Expr = exp.Null()
+    if text is not None:
+        select = parse_one(f"SELECT {text}").tree
+        value = select.expressions[0] if isinstance(select, exp.Select) else exp.Null()
+    return hive_cast(value, column.type, column=f"{target.qualified_name}.{name}")
+
+
+def column_value(node: exp.Expr, target: TableDef, name: str) -> exp.Expr:
+    """A value written to column ``name`` of ``target``, cast as Hive casts it; ``DEFAULT`` is the column's
+    default (NULL without one)."""
+    if is_default(node):
+        return default_value(target, name)
+    htype = next(c.type for c in target.all_columns if c.name == name)
+    return hive_cast(node.copy(), htype, column=f"{target.qualified_name}.{name}")
+
+
+#: Hive 3.1's words when a NOT NULL (or CHECK) constraint fails (``GenericUDFEnforceConstraint``)
+NOT_NULL_VIOLATED = "Either CHECK or NOT NULL constraint violated!"
+
+
+def not_null_message(target: TableDef, name: str) -> str:
+    return f"{NOT_NULL_VIOLATED} (column {target.qualified_name}.{name} is NOT NULL)"
+
+
+def enforced(value: exp.Expr, target: TableDef, name: str) -> exp.Expr:
+    """``value``, failing the statement (a ``raise_error`` in the Spark job: nothing is committed) when it is
+    NULL and the column has an enabled NOT NULL constraint; ``value`` itself otherwise."""
+    if name not in target.not_null_columns:
+        return value
+    error = exp.Anonymous(this="raise_error", expressions=[exp.Literal.string(not_null_message(target, name))])
+    return exp.Coalesce(this=value, expressions=[error])
 
 
 def set_assignments(
@@ -41,7 +75,8 @@ def set_assignments(
 ) -> list[tuple[str, exp.Expr, exp.Expr]]:
     """``SET c = e, ..`` as ``(column, e as written, e cast to c's type)``, in the order written.
 
-    Every column must be the target's and set once; ``DEFAULT`` is NULL. ``SET *`` (MERGE only, where
+    Every column must be the target's and set once; ``DEFAULT`` is the column's default (or NULL); a NOT
+    NULL column's value is checked. ``SET *`` (MERGE only, where
     ``star_source`` is the source alias) sets every target column from the source column of its name.
     """
     types = {c.name: c.type for c in target.all_columns}
@@ -50,7 +85,8 @@ def set_assignments(
         if isinstance(item, exp.Star) and star_source is not None:
             for col in target.all_columns:
                 source = exp.column(col.name, table=star_source, quoted=True)
-                out[col.name] = (source, hive_cast(source.copy(), col.type, column=f"{target.qualified_name}.{col.name}"))
+                cast = hive_cast(source.copy(), col.type, column=f"{target.qualified_name}.{col.name}")
+                out[col.name] = (source, enforced(cast, target, col.name))
             continue
         if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
             raise PlanError(f"{where_is(item)}SET expects column = expression")
@@ -61,5 +97,5 @@ def set_assignments(
             )
         if name in out:
             raise PlanError(f"{where_is(item.this)}Column '{name}' is set more than once")
-        out[name] = (item.expression, column_value(item.expression, types[name], f"{target.qualified_name}.{name}"))
+        out[name] = (item.expression, enforced(column_value(item.expression, target, name), target, name))
     return [(name, written, value) for name, (written, value) in out.items()]

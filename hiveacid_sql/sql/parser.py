@@ -82,6 +82,46 @@ class HiveAcidParser(HiveParser):
             self.raise_error("Expected a version (write id) after AS OF", token)
         return node
 
+    # -- column constraints: Hive 3's options after each one --------------------------------------
+    # Hive has none of the key options other dialects take (MATCH, INITIALLY, USING, ..): RELY, NORELY and
+    # NOT ENFORCED are read below with ENABLE/DISABLE and VALIDATE/NOVALIDATE, for every kind of constraint.
+    KEY_CONSTRAINT_OPTIONS: ClassVar = {}
+
+    def _parse_hive_constraint_options(self) -> list[str]:
+        """``[ENABLE|DISABLE|ENFORCED|NOT ENFORCED] [VALIDATE|NOVALIDATE] [RELY|NORELY]`` as upper-case words
+        (``NOT ENFORCED`` one word ``NOT_ENFORCED``), in the order written."""
+        words: list[str] = []
+        while self._curr:
+            if self._match_text_seq("NOT", "ENFORCED"):
+                words.append("NOT_ENFORCED")
+            elif self._match_texts(("ENABLE", "DISABLE", "ENFORCED", "VALIDATE", "NOVALIDATE", "RELY", "NORELY")):
+                words.append(self._prev.text.upper())
+            else:
+                break
+        return words
+
+    def _parse_column_constraint(self) -> exp.Expr | None:
+        """A column's constraint with Hive's options (``meta['hive_options']``); a ``DEFAULT``'s value keeps
+        the text as written (``meta['default_text']``), which Hive's metastore stores and DESCRIBE shows."""
+        start = self._index
+        node = super()._parse_column_constraint()
+        if isinstance(node, exp.ColumnConstraint):
+            if isinstance(node.args.get("kind"), exp.DefaultColumnConstraint):
+                tokens = self._tokens[start:self._index]
+                first = next(i for i, tok in enumerate(tokens) if tok.text.upper() == "DEFAULT") + 1
+                if first < len(tokens):
+                    node.meta["default_text"] = self.sql[tokens[first].start : tokens[-1].end + 1]
+            node.meta["hive_options"] = self._parse_hive_constraint_options()
+        return node
+
+    def _parse_unnamed_constraint(self, constraints: Any = None) -> exp.Expr | None:
+        """A table constraint (``PRIMARY KEY (..)``, ``FOREIGN KEY .. REFERENCES ..``, ``UNIQUE (..)``) with
+        Hive's options in ``meta['hive_options']``."""
+        node = super()._parse_unnamed_constraint(constraints)
+        if node is not None:
+            node.meta["hive_options"] = self._parse_hive_constraint_options()
+        return node
+
     # -- statements ---------------------------------------------------------------------------
 
     def _parse_statement(self) -> exp.Expr | None:

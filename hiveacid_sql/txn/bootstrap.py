@@ -27,6 +27,7 @@ from hiveacid_sql.txn import hive31
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.db import Db
 from hiveacid_sql.txn.ids import reserve_ids
+from hiveacid_sql.txn.locations import to_metastore
 
 #: Location of the ``default`` database until the engine configures a warehouse.
 DEFAULT_DB_LOCATION = "file:/user/hive/warehouse"
@@ -148,7 +149,7 @@ def _seed_defaults(conn: Connection, default_db_location: str) -> None:
     (db_id,) = reserve_ids(conn, "DBS")
     conn.execute(
         sa.insert(s.DBS).values(
-            DB_ID=db_id, NAME="default", DESC="Default Hive database", DB_LOCATION_URI=default_db_location,
+            DB_ID=db_id, NAME="default", DESC="Default Hive database", DB_LOCATION_URI=to_metastore(default_db_location),
             OWNER_NAME="public", OWNER_TYPE="ROLE", CTLG_NAME=s.HIVE_CATALOG,
         )
     )

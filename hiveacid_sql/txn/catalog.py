@@ -31,10 +31,13 @@ from hiveacid_sql.txn import hive31, rules
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.db import Db
 from hiveacid_sql.txn.ids import reserve_ids
+from hiveacid_sql.txn.locations import from_metastore, to_metastore
 from hiveacid_sql.txn.tabledef import (
+    CONSTRAINT_TYPES,
     STORAGE_CLASSES,
     VIRTUAL_VIEW,
     Column,
+    ConstraintDef,
     PartitionDef,
     TableDef,
     storage_format_of,
@@ -91,7 +94,7 @@ class Catalog:
             (db_id,) = reserve_ids(conn, "DBS")
             conn.execute(
                 sa.insert(s.DBS).values(
-                    DB_ID=db_id, NAME=name, DESC=comment, DB_LOCATION_URI=location, OWNER_NAME=owner,
+                    DB_ID=db_id, NAME=name, DESC=comment, DB_LOCATION_URI=to_metastore(location), OWNER_NAME=owner,
                     OWNER_TYPE="USER" if owner else None, CTLG_NAME=s.HIVE_CATALOG,
                 )
             )
@@ -149,7 +152,7 @@ class Catalog:
         return {
             "name": row["NAME"],
             "comment": row["DESC"],
-            "location": row["DB_LOCATION_URI"],
+            "location": from_metastore(row["DB_LOCATION_URI"]),
             "owner": row["OWNER_NAME"],
         }
 
@@ -368,7 +371,7 @@ class Catalog:
                 .where(parts.TBL_ID == row["TBL_ID"])
             ).all()
         return [
-            PartitionDef(n, tuple(v for _k, v in parse_partition_name(n)), location)
+            PartitionDef(n, tuple(v for _k, v in parse_partition_name(n)), from_metastore(location))
             for n, location in sorted(rows, key=lambda r: r[0])
         ]
 
@@ -436,6 +439,28 @@ def register_partitions(
         added[part] = pairs
     _insert_partitions(conn, row, added, write_id, locations or {})
     return list(added)
+
+
+#: Hive's ``TxnStore.TXN_KEY_START``: a key committed with a transaction (``commitTxn``'s key/value) must
+#: start with it, so it can never overwrite a table property a user or Hive set.
+TXN_KEY_START = "_meta"
+
+
+def set_txn_key_value(conn: Connection, db: str, name: str, key: str, value: str) -> None:
+    """Store ``key`` = ``value`` in the table's ``TABLE_PARAMS`` inside the caller's database transaction (the
+    store's commit), as Hive's ``updateKeyValueAssociatedWithTxn`` does. Hive updates a row the caller
+    created beforehand and fails otherwise; here a missing row is inserted, so no set-up step is needed."""
+    if not key.startswith(TXN_KEY_START):
+        raise CatalogError(f"key should start with {TXN_KEY_START}: {key!r}")
+    row = _tbl_row(conn, db.strip().lower(), name.strip().lower(), lock=True)
+    if row is None:
+        raise _table_not_found(db, name)
+    tp = s.TABLE_PARAMS.c
+    done = conn.execute(
+        sa.update(s.TABLE_PARAMS).where(tp.TBL_ID == row["TBL_ID"], tp.PARAM_KEY == key).values(PARAM_VALUE=value)
+    )
+    if done.rowcount == 0:
+        conn.execute(sa.insert(s.TABLE_PARAMS).values(TBL_ID=row["TBL_ID"], PARAM_KEY=key, PARAM_VALUE=value))
 
 
 # ---------------------------------------------------------------------- row helpers
@@ -512,7 +537,7 @@ def _load(conn: Connection, db: str, row: Any) -> TableDef:
         db=db,
         name=row["TBL_NAME"],
         columns=tuple(Column(c["COLUMN_NAME"], c["TYPE_NAME"] or "", c["COMMENT"]) for c in cols),
-        location=row["LOCATION"] or "",
+        location=from_metastore(row["LOCATION"]) or "",
         storage_format=storage_format_of(row["INPUT_FORMAT"], row["SLIB"]),
         table_type=row["TBL_TYPE"] or "MANAGED_TABLE",
         params=params,
@@ -525,7 +550,128 @@ def _load(conn: Connection, db: str, row: Any) -> TableDef:
         view_original_text=row["VIEW_ORIGINAL_TEXT"],
         view_expanded_text=row["VIEW_EXPANDED_TEXT"],
         serde_params=_serde_params(conn, row["SERDE_ID"]),
+        constraints=_load_constraints(conn, tbl_id),
     )
+
+
+_CONSTRAINT_KINDS = {code: kind for kind, code in CONSTRAINT_TYPES.items()}
+
+
+def _column_name(conn: Connection, tbl_id: int, cd_id: int | None, index: int) -> str:
+    """The column a ``KEY_CONSTRAINTS`` row points at: ``INTEGER_IDX`` among the column descriptor's columns,
+    or among the table's partition keys when the row has no column descriptor (as Hive's ObjectStore)."""
+    if cd_id is None:
+        pk = s.PARTITION_KEYS.c
+        query = sa.select(pk.PKEY_NAME).where(pk.TBL_ID == tbl_id, pk.INTEGER_IDX == index)
+    else:
+        cv = s.COLUMNS_V2.c
+        query = sa.select(cv.COLUMN_NAME).where(cv.CD_ID == cd_id, cv.INTEGER_IDX == index)
+    return conn.execute(query).scalar() or f"_col{index}"
+
+
+def _load_constraints(conn: Connection, tbl_id: int) -> tuple[ConstraintDef, ...]:
+    """The table's constraints from ``KEY_CONSTRAINTS``: its own keys (parent rows) and its foreign keys
+    (child rows), one :class:`ConstraintDef` per constraint name, columns in ``POSITION`` order."""
+    kc = hive31.KEY_CONSTRAINTS.c
+    rows = conn.execute(
+        sa.select(hive31.KEY_CONSTRAINTS)
+        .where(
+            sa.or_(
+                sa.and_(kc.PARENT_TBL_ID == tbl_id, kc.CONSTRAINT_TYPE != CONSTRAINT_TYPES["foreign_key"]),
+                sa.and_(kc.CHILD_TBL_ID == tbl_id, kc.CONSTRAINT_TYPE == CONSTRAINT_TYPES["foreign_key"]),
+            )
+        )
+        .order_by(kc.CONSTRAINT_NAME, kc.POSITION)
+    ).mappings().all()
+    grouped: dict[str, list[Any]] = {}
+    for r in rows:
+        grouped.setdefault(r["CONSTRAINT_NAME"], []).append(r)
+    out = []
+    for name, group in grouped.items():
+        first = group[0]
+        kind = _CONSTRAINT_KINDS.get(int(first["CONSTRAINT_TYPE"]), "check")
+        flags = int(first["ENABLE_VALIDATE_RELY"] or 0)
+        ref_db = ref_table = None
+        ref_columns: tuple[str, ...] = ()
+        if kind == "foreign_key":
+            columns = tuple(_column_name(conn, tbl_id, r["CHILD_CD_ID"], int(r["CHILD_INTEGER_IDX"])) for r in group)
+            parent = conn.execute(
+                sa.select(s.DBS.c.NAME, s.TBLS.c.TBL_NAME)
+                .join(s.DBS, s.DBS.c.DB_ID == s.TBLS.c.DB_ID)
+                .where(s.TBLS.c.TBL_ID == first["PARENT_TBL_ID"])
+            ).first()
+            if parent is not None:
+                ref_db, ref_table = parent[0], parent[1]
+            ref_columns = tuple(
+                _column_name(conn, first["PARENT_TBL_ID"], r["PARENT_CD_ID"], int(r["PARENT_INTEGER_IDX"])) for r in group
+            )
+        else:
+            columns = tuple(_column_name(conn, tbl_id, r["PARENT_CD_ID"], int(r["PARENT_INTEGER_IDX"])) for r in group)
+        out.append(
+            ConstraintDef(
+                name=name, kind=kind, columns=columns, enable=bool(flags & 4), validate=bool(flags & 2),
+                rely=bool(flags & 1), default_value=first["DEFAULT_VALUE"], ref_db=ref_db, ref_table=ref_table,
+                ref_columns=ref_columns,
+            )
+        )
+    return tuple(out)
+
+
+def _insert_constraints(conn: Connection, tbl_id: int, cd_id: int, td: TableDef) -> None:
+    """``KEY_CONSTRAINTS`` rows as Hive 3.1's ObjectStore writes them: keys, NOT NULL and DEFAULT point at
+    this table (``PARENT_*``: its column descriptor and the column's index, or no descriptor and the
+    partition key's index); a foreign key's child is this table and its parent the referenced one.
+    Constraint names are unique in the whole metastore (the table's primary key is name and position)."""
+    if not td.constraints:
+        return
+    kc = hive31.KEY_CONSTRAINTS.c
+    names = [c.name for c in td.constraints]
+    taken = conn.execute(sa.select(kc.CONSTRAINT_NAME).where(kc.CONSTRAINT_NAME.in_(names)).limit(1)).scalar()
+    if taken is not None:
+        raise CatalogError(f"Constraint name already exists: {taken}")
+    data = [c.name for c in td.columns]
+    keys = [c.name for c in td.partition_keys]
+
+    def where(columns: list[str], parts: list[str], cd: int | None, column: str) -> tuple[int | None, int]:
+        return (cd, columns.index(column)) if column in columns else (None, parts.index(column))
+
+    rows = []
+    for c in td.constraints:
+        for position, column in enumerate(c.columns, start=1):
+            row: dict[str, Any] = {
+                "CONSTRAINT_NAME": c.name, "POSITION": position, "CONSTRAINT_TYPE": CONSTRAINT_TYPES[c.kind],
+                "ENABLE_VALIDATE_RELY": c.enable_validate_rely, "DEFAULT_VALUE": c.default_value,
+                "UPDATE_RULE": None, "DELETE_RULE": None, "CHILD_CD_ID": None, "CHILD_INTEGER_IDX": None,
+                "CHILD_TBL_ID": None,
+            }
+            own_cd, own_idx = where(data, keys, cd_id, column)
+            if c.kind == "foreign_key":
+                parent = _tbl_row(conn, c.ref_db or td.db, c.ref_table or "")
+                if parent is None:
+                    raise CatalogError(f"Parent table not found: {c.ref_table}")
+                parent_td = _load(conn, c.ref_db or td.db, parent)
+                parent_keys = [k.columns for k in parent_td.constraints if k.kind in ("primary_key", "unique")]
+                if not parent_keys:
+                    raise CatalogError(
+                        "Trying to define foreign key but there are no primary keys or unique keys for referenced table"
+                    )
+                if position == 1 and c.ref_columns not in parent_keys:
+                    raise CatalogError(
+                        f"Foreign key references {', '.join(c.ref_columns)} of {parent_td.qualified_name} but no "
+                        f"corresponding primary key or unique key exists. Possible keys: {[', '.join(k) for k in parent_keys]}"
+                    )
+                parent_cd, parent_idx = where(
+                    [x.name for x in parent_td.columns], [x.name for x in parent_td.partition_keys],
+                    parent["CD_ID"], c.ref_columns[position - 1],
+                )
+                row.update(
+                    CHILD_CD_ID=own_cd, CHILD_INTEGER_IDX=own_idx, CHILD_TBL_ID=tbl_id, PARENT_CD_ID=parent_cd,
+                    PARENT_INTEGER_IDX=parent_idx, PARENT_TBL_ID=parent["TBL_ID"], UPDATE_RULE=0, DELETE_RULE=0,
+                )
+            else:
+                row.update(PARENT_CD_ID=own_cd, PARENT_INTEGER_IDX=own_idx, PARENT_TBL_ID=tbl_id)
+            rows.append(row)
+    conn.execute(sa.insert(hive31.KEY_CONSTRAINTS), rows)
 
 
 def _insert_serde(conn: Connection, serde_id: int, serde_lib: str, params: dict[str, str] | None = None) -> None:
@@ -573,7 +719,7 @@ def _insert_table(conn: Connection, db_id: int, td: TableDef) -> None:
     conn.execute(sa.insert(s.CDS).values(CD_ID=cd_id))
     view = td.table_type == VIRTUAL_VIEW
     _insert_sd(
-        conn, sd_id, serde_id, cd_id, None if view else td.location, "sequencefile" if view else td.storage_format,
+        conn, sd_id, serde_id, cd_id, None if view else to_metastore(td.location), "sequencefile" if view else td.storage_format,
         td.num_buckets, td.bucket_cols, serde=not view, serde_params=td.serde_params,
     )
     conn.execute(
@@ -585,6 +731,7 @@ def _insert_table(conn: Connection, db_id: int, td: TableDef) -> None:
         )
     )
     _insert_columns(conn, cd_id, td.columns, start=0)
+    _insert_constraints(conn, tbl_id, cd_id, td)
     if td.partition_keys:
         conn.execute(
             sa.insert(s.PARTITION_KEYS),
@@ -620,11 +767,12 @@ def _insert_partitions(
     if storage_format not in STORAGE_CLASSES:
         raise CatalogError(f"Cannot add partitions to a table stored as {storage_format}")
     now = int(time.time())
-    location = (row["LOCATION"] or "").rstrip("/")
+    location = (to_metastore(row["LOCATION"]) or "").rstrip("/")
     serde_params = _serde_params(conn, row["SERDE_ID"])  # a partition's serde is the table's, as Hive copies it
     for sd_id, serde_id, part in zip(sd_ids, serde_ids, parts, strict=True):
         _insert_sd(
-            conn, sd_id, serde_id, row["CD_ID"], (locations or {}).get(part) or f"{location}/{part}", storage_format,
+            conn, sd_id, serde_id, row["CD_ID"], to_metastore((locations or {}).get(part)) or f"{location}/{part}",
+            storage_format,
             int(row["NUM_BUCKETS"] if row["NUM_BUCKETS"] is not None else -1), buckets, serde_params=serde_params,
         )
     conn.execute(
@@ -684,14 +832,16 @@ def _touch(conn: Connection, tbl_id: int) -> None:
 def _move_locations(conn: Connection, row: Any, new_location: str) -> None:
     """A renamed managed table moves: its storage descriptor and those of partitions under it (Hive's
     ``alterTable`` rewrites partition locations that start with the old table location)."""
-    old = (row["LOCATION"] or "").rstrip("/")
+    old = (to_metastore(row["LOCATION"]) or "").rstrip("/")
+    new_location = to_metastore(new_location) or new_location
     conn.execute(sa.update(s.SDS).where(s.SDS.c.SD_ID == row["SD_ID"]).values(LOCATION=new_location))
     parts = conn.execute(
         sa.select(s.SDS.c.SD_ID, s.SDS.c.LOCATION)
         .join(s.PARTITIONS, s.PARTITIONS.c.SD_ID == s.SDS.c.SD_ID)
         .where(s.PARTITIONS.c.TBL_ID == row["TBL_ID"])
     ).all()
-    for sd_id, location in parts:
+    for sd_id, stored in parts:
+        location = to_metastore(stored)
         if old and location and (location == old or location.startswith(old + "/")):
             moved = new_location.rstrip("/") + location[len(old):]
             conn.execute(sa.update(s.SDS).where(s.SDS.c.SD_ID == sd_id).values(LOCATION=moved))
@@ -740,6 +890,8 @@ def _delete_table(conn: Connection, db: str, name: str) -> None:
     tbl_id = row["TBL_ID"]
     part_ids = list(conn.execute(sa.select(s.PARTITIONS.c.PART_ID).where(s.PARTITIONS.c.TBL_ID == tbl_id)).scalars())
     _delete_partitions(conn, part_ids)
+    kc = hive31.KEY_CONSTRAINTS.c  # the table's constraints and the foreign keys naming it (Hive's dropTable)
+    conn.execute(sa.delete(hive31.KEY_CONSTRAINTS).where(sa.or_(kc.PARENT_TBL_ID == tbl_id, kc.CHILD_TBL_ID == tbl_id)))
     for child in (s.TABLE_PARAMS, s.PARTITION_KEYS, hive31.TBL_PRIVS, hive31.TBL_COL_PRIVS, hive31.TAB_COL_STATS):
         conn.execute(sa.delete(child).where(child.c.TBL_ID == tbl_id))
     conn.execute(sa.delete(s.TBLS).where(s.TBLS.c.TBL_ID == tbl_id))

@@ -31,6 +31,9 @@ from sqlalchemy.engine import Connection
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.db import peek_counter
 
+#: Hive's ``TxnType``: DEFAULT is 0, COMPACTION (a compactor's transaction, Hive 4) is 3.
+TXN_TYPE_COMPACTION = 3
+
 ABORTED, OPEN = "a", "o"
 _CHUNK = 500
 
@@ -60,7 +63,11 @@ def aborted_candidates(conn: Connection, aborted_before_ms: int) -> AbortedCandi
         for t in conn.execute(
             sa.select(txns.TXN_ID)
             .where(
-                txns.TXN_STATE == ABORTED, sa.func.coalesce(txns.TXN_LAST_HEARTBEAT, 0) < aborted_before_ms
+                txns.TXN_STATE == ABORTED,
+                sa.func.coalesce(txns.TXN_LAST_HEARTBEAT, 0) < aborted_before_ms,
+                # a compactor's transaction is never forgotten: a _v<txn> output it left would count as
+                # committed (Hive 4 keeps TxnType.COMPACTION out of cleanEmptyAbortedAndCommittedTxns too)
+                sa.func.coalesce(txns.TXN_TYPE, 0) != TXN_TYPE_COMPACTION,
             )
             .order_by(txns.TXN_ID)
         ).scalars()

@@ -27,6 +27,38 @@ class Column:
     comment: str | None = None
 
 
+#: ``KEY_CONSTRAINTS.CONSTRAINT_TYPE`` codes of Hive 3.1's metastore (``MConstraint``)
+CONSTRAINT_TYPES: dict[str, int] = {
+    "primary_key": 0, "foreign_key": 1, "unique": 2, "not_null": 3, "default": 4, "check": 5,
+}
+
+
+@dataclass(frozen=True)
+class ConstraintDef:
+    """One constraint as Hive 3.1 stores it in ``KEY_CONSTRAINTS`` (one row per column, ``POSITION`` from 1).
+
+    ``kind`` is a key of :data:`CONSTRAINT_TYPES`; ``columns`` the constrained columns in key order;
+    ``enable``/``validate``/``rely`` Hive's options (``ENABLE_VALIDATE_RELY`` = 4*enable + 2*validate + rely);
+    ``default_value`` a DEFAULT's value as written (Hive SQL text, e.g. ``127Y``); a foreign key names the
+    referenced table and its columns (``ref_columns``, in the order of ``columns``).
+    """
+
+    name: str
+    kind: str
+    columns: tuple[str, ...]
+    enable: bool = False
+    validate: bool = False
+    rely: bool = False
+    default_value: str | None = None
+    ref_db: str | None = None
+    ref_table: str | None = None
+    ref_columns: tuple[str, ...] = ()
+
+    @property
+    def enable_validate_rely(self) -> int:
+        return (4 if self.enable else 0) + (2 if self.validate else 0) + (1 if self.rely else 0)
+
+
 #: The table property naming the ORC codec of the table's files (Hive's and ORC's name).
 ORC_COMPRESS = "orc.compress"
 #: ``orc.compress`` values we write; Hive also knows LZO, which the ORC C++ writer cannot write.
@@ -62,6 +94,9 @@ class TableDef:
     #: the serde's parameters (``SERDE_PARAMS``: ``field.delim``, ``serialization.null.format``, ..), which
     #: ``ROW FORMAT DELIMITED`` / ``WITH SERDEPROPERTIES`` set; Hive's ``serialization.format``=1 when empty
     serde_params: dict[str, str] = field(default_factory=dict)
+    #: column and table constraints (``KEY_CONSTRAINTS``): DEFAULT and NOT NULL are used by every write,
+    #: PRIMARY KEY / FOREIGN KEY / UNIQUE are informational (``DISABLE NOVALIDATE``), as in Hive 3
+    constraints: tuple[ConstraintDef, ...] = ()
 
     @property
     def qualified_name(self) -> str:
@@ -112,6 +147,18 @@ class TableDef:
     def orc_compression(self) -> str:
         """The ``orc.compress`` table property, lower-cased (Hive's default ``ZLIB`` when missing)."""
         return (_param(self.params, ORC_COMPRESS) or "ZLIB").strip().lower()
+
+    @property
+    def not_null_columns(self) -> frozenset[str]:
+        """Columns whose NOT NULL constraint is enabled (Hive enforces those on every INSERT/UPDATE/MERGE)."""
+        return frozenset(c.columns[0] for c in self.constraints if c.kind == "not_null" and c.enable)
+
+    def default_of(self, column: str) -> str | None:
+        """The DEFAULT value text of ``column`` (Hive SQL, as written at CREATE), None when it has none."""
+        for c in self.constraints:
+            if c.kind == "default" and c.columns == (column,):
+                return c.default_value
+        return None
 
     @property
     def all_columns(self) -> tuple[Column, ...]:

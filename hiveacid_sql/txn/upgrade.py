@@ -28,6 +28,7 @@ from hiveacid_sql.txn import catalog as cat
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.db import make_engine
 from hiveacid_sql.txn.ids import reserve_ids
+from hiveacid_sql.txn.locations import to_metastore
 from hiveacid_sql.txn.tabledef import Column, TableDef
 
 #: Old tables whose rows move one for one into Hive's table of the same name (same columns).
@@ -113,7 +114,7 @@ def _write_new(conn: Connection, old: dict[str, list[dict[str, Any]]]) -> None:
         db_ids[r["NAME"]] = db_id
         conn.execute(
             sa.insert(s.DBS).values(
-                DB_ID=db_id, NAME=r["NAME"], DESC=r["DESC"], DB_LOCATION_URI=r["DB_LOCATION_URI"],
+                DB_ID=db_id, NAME=r["NAME"], DESC=r["DESC"], DB_LOCATION_URI=to_metastore(r["DB_LOCATION_URI"]),
                 OWNER_NAME=r["OWNER_NAME"], OWNER_TYPE=("ROLE" if r["NAME"] == "default" else "USER")
                 if r["OWNER_NAME"] else None, CTLG_NAME=s.HIVE_CATALOG,
             )

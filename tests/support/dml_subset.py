@@ -59,16 +59,9 @@ def update_delete_merge(acid: Any, spark: Any) -> None:
     live = [i for i in range(n) if i < 150]
     now = acid.sql("SELECT count(*), count_if(v = 'x'), '{braces}' FROM t")  # braces are not {name} fields
     check("after update and delete", _rows(now), [(len(live), len([i for i in tens if i < 150]), "{braces}")])
-    check(
-        "VERSION AS OF 1",
-        _rows(acid.sql("SELECT count(*), count_if(v = 'x') FROM t VERSION AS OF 1")),
-        [(n, 0)],
-    )
-    check(
-        "VERSION AS OF 2",
-        _rows(acid.sql("SELECT count(*), count_if(v = 'x') FROM t VERSION AS OF 2")),
-        [(n, len(tens))],
-    )
+    # time travel results, collected only after the MERGE below has changed the table
+    version_1 = acid.sql("SELECT count(*), count_if(v = 'x') FROM t VERSION AS OF 1")
+    version_2 = acid.sql("SELECT count(*), count_if(v = 'x') FROM t VERSION AS OF 2")
 
     changes = spark.createDataFrame(
         [(1, "m", False), (2, "gone", True), (500, "new", False)], "id int, v string, del boolean"
@@ -86,6 +79,8 @@ def update_delete_merge(acid: Any, spark: Any) -> None:
     )
     picked = acid.sql("SELECT id, v FROM t WHERE id IN (1, 2, 500) ORDER BY id")
     check("merge rows", _rows(picked), [(1, "m"), (500, "new")])
+    check("VERSION AS OF 1, used after sql() returned and a MERGE", _rows(version_1), [(n, 0)])
+    check("VERSION AS OF 2, used after sql() returned and a MERGE", _rows(version_2), [(n, len(tens))])
     joined = acid.sql("SELECT count(*) FROM t JOIN {changes} s ON t.id = s.id", changes=changes)
     check("a SELECT over a DataFrame argument, used after sql() returned", _rows(joined), [(2,)])
 

@@ -192,6 +192,14 @@ class HiveClient:
     def get_partition_names(self, db: str, table: str) -> list[str]:
         return list(self._call("get_partition_names", db, table))
 
+    def paths(self, db: str, table: str) -> dict[str, Any]:
+        """Hive's own path handling (``Warehouse``, Hadoop's ``Path`` and ``FileSystem``) applied to what the
+        catalog holds for ``db.table``: the stored locations next to the paths Hive would have chosen
+        (``getDatabasePath``, ``getDefaultTablePath``, table path + ``makePartName``), each stored location
+        qualified by ``getDnsPath`` (Hive's canonical form: a location already in it comes back unchanged),
+        and what ``FileSystem.listStatus`` finds there."""
+        return dict(self._call("paths", db, table))
+
     def get_partitions(self, db: str, table: str) -> list[dict[str, Any]]:
         return list(self._call("get_partitions", db, table))
 
@@ -366,6 +374,7 @@ class _Operations:
         for key, value in settings.items():
             conf.set(key, value)
         conf.set("hive.metastore.warehouse.dir", warehouse)
+        self.conf = conf
         self.msc = jvm.org.apache.hadoop.hive.metastore.HiveMetaStoreClient(conf)
 
     def stop(self) -> None:
@@ -421,6 +430,35 @@ class _Operations:
 
     def get_partition_names(self, db: str, table: str) -> list[str]:
         return [str(p) for p in self.msc.listPartitionNames(db, table, -1)]
+
+    def paths(self, db: str, table: str) -> dict[str, Any]:
+        jvm = self.jvm
+        wh = jvm.org.apache.hadoop.hive.metastore.Warehouse(self.conf)
+        database = self.msc.getDatabase(db)
+        t = self.msc.getTable(db, table)
+        location = t.getSd().getLocation()
+        path = jvm.org.apache.hadoop.fs.Path(location)
+        fs = path.getFileSystem(self.conf)
+        parts = []
+        for p in self.msc.listPartitions(db, table, -1):
+            part_location = p.getSd().getLocation()
+            name = jvm.org.apache.hadoop.hive.metastore.Warehouse.makePartName(t.getPartitionKeys(), p.getValues())
+            parts.append({
+                "stored": part_location,
+                "hive_default": jvm.org.apache.hadoop.fs.Path(path, name).toString(),
+                "qualified": wh.getDnsPath(jvm.org.apache.hadoop.fs.Path(part_location)).toString(),
+            })
+        return {
+            "db_stored": database.getLocationUri(),
+            "db_qualified": wh.getDnsPath(jvm.org.apache.hadoop.fs.Path(database.getLocationUri())).toString(),
+            "hive_db_default": wh.getDefaultDatabasePath(db).toString(),
+            "stored": location,
+            "hive_default": wh.getDefaultTablePath(database, table).toString(),
+            "qualified": wh.getDnsPath(path).toString(),
+            "filesystem": fs.getUri().toString(),
+            "listing": sorted(str(s.getPath().getName()) for s in fs.listStatus(path)),
+            "partitions": sorted(parts, key=lambda p: p["stored"]),
+        }
 
     def get_partitions(self, db: str, table: str) -> list[dict[str, Any]]:
         return [

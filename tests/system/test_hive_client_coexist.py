@@ -93,6 +93,34 @@ def test_our_tables_are_listed_and_described_by_hive(ours: Any, hive: HiveClient
     assert all(p["sd"]["input_format"] == f"{ORC}.OrcInputFormat" for p in parts)
 
 
+def test_our_locations_are_the_ones_hive_writes(ours: Any, hive: HiveClient, hive_warehouse: Path) -> None:
+    """Hive stores a location as a Hadoop Path's string, scheme included (``file:/..``); a bare path would be
+    resolved by each client against its own default filesystem. What we store for a database, a table and its
+    partitions is, character for character, the path Hive's ``Warehouse`` would have chosen, already in Hive's
+    canonical form (``getDnsPath`` leaves it unchanged), and Hive's ``FileSystem`` lists our files there. A
+    table Hive creates beside ours gets the same form."""
+    db = _name("loc")
+    ours.sql(f"CREATE DATABASE {db}")
+    ours.sql(f"CREATE TABLE {db}.ev (id int) PARTITIONED BY (k string) {ACID}")
+    ours.sql(f"INSERT INTO {db}.ev VALUES (1, 'a/b'), (2, 'x')")
+    facts = hive.paths(db, "ev")
+    assert facts["db_stored"] == facts["db_qualified"] == facts["hive_db_default"] == f"file:{hive_warehouse}/{db}.db"
+    assert facts["stored"] == facts["qualified"] == facts["hive_default"] == f"file:{hive_warehouse}/{db}.db/ev"
+    assert facts["filesystem"] == "file:///"
+    assert facts["listing"] == ["k=a%2Fb", "k=x"]
+    assert [p["stored"] for p in facts["partitions"]] == [
+        f"file:{hive_warehouse}/{db}.db/ev/k=a%2Fb", f"file:{hive_warehouse}/{db}.db/ev/k=x"]
+    assert all(p["stored"] == p["qualified"] == p["hive_default"] for p in facts["partitions"])
+    hive.sql(f"CREATE TABLE {db}.theirs (id INT) PARTITIONED BY (k STRING) STORED AS ORC")
+    hive.sql(f"ALTER TABLE {db}.theirs ADD PARTITION (k='a/b')")
+    theirs = hive.paths(db, "theirs")
+    assert theirs["stored"] == facts["stored"].removesuffix("/ev") + "/theirs"
+    assert [p["stored"] for p in theirs["partitions"]] == [theirs["stored"] + "/k=a%2Fb"]
+    # and we read what Hive's partition location names
+    hive.sql(f"INSERT INTO {db}.theirs PARTITION (k='a/b') VALUES (7)")
+    assert _rows(ours.sql(f"SELECT id, k FROM {db}.theirs")) == [(7, "a/b")]
+
+
 @pytest.mark.parametrize("stored", ["ORC", "PARQUET", "TEXTFILE"])
 def test_plain_tables_are_read_by_hive_serdes_both_ways(ours: Any, hive: HiveClient, stored: str) -> None:
     """Plain tables in each format, read by Hive's own serdes (OrcSerde, ParquetHiveSerDe, LazySimpleSerDe with

@@ -64,14 +64,14 @@ def test_upgrade_keeps_tables_partitions_txns_write_ids_and_history(
         cat = store.catalog
         assert cat.list_databases() == ["default", "sales"]
         assert cat.get_database("sales") == {
-            "name": "sales", "comment": "money", "location": "file:/w/sales.db", "owner": "ann"
+            "name": "sales", "comment": "money", "location": "/w/sales.db", "owner": "ann"
         }
         orders = cat.get_table("sales", "orders")
         assert orders.columns == (Column("id", "int", "key"), Column("amount", "decimal(10,2)"))
         assert orders.partition_keys == (Column("dt", "string"),)
         assert (orders.bucket_cols, orders.num_buckets, orders.storage_format) == (("id",), 2, "orc")
         assert (orders.comment, orders.owner, orders.create_time) == ("all orders", "ann", 1_700_000_000)
-        assert orders.location == "file:/w/sales.db/orders" and orders.is_transactional
+        assert orders.location == "/w/sales.db/orders" and orders.is_transactional
         assert orders.params["orc.compress"] == "SNAPPY"
         plain = cat.get_table("default", "plain")
         assert (plain.storage_format, plain.table_type, plain.owner) == ("parquet", "EXTERNAL_TABLE", "bob")
@@ -94,6 +94,11 @@ def test_upgrade_keeps_tables_partitions_txns_write_ids_and_history(
         with store.engine.connect() as conn:
             assert conn.execute(sa.select(s.MIN_HISTORY_LEVEL.c.MHL_TXNID).order_by(s.MIN_HISTORY_LEVEL.c.MHL_TXNID)).scalars().all() == [5, 6]
             assert conn.execute(sa.select(s.VERSION.c.SCHEMA_VERSION)).scalar() == "3.1.0"
+            # locations in Hive's form (a Hadoop Path's string, with its scheme)
+            stored = conn.execute(sa.select(s.SDS.c.LOCATION).where(s.SDS.c.LOCATION.is_not(None))).scalars().all()
+            assert stored and all(loc.startswith("file:/w/") for loc in stored), stored
+            assert conn.execute(sa.select(s.DBS.c.DB_LOCATION_URI).where(s.DBS.c.NAME == "sales")).scalar() == (
+                "file:/w/sales.db")
         cat.create_table(orders.__class__("sales", "more", (Column("a", "int"),), "file:/w/sales.db/more"))
         assert cat.list_tables("sales") == ["more", "orders"]
     assert cli_main(["upgrade-store", v2_url]) == 1

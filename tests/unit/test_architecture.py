@@ -153,7 +153,7 @@ ALLOWED: dict[str, set[str]] = {
     "txn": SHARED | {"acid"},
     "sql": SHARED,
     "plan": SHARED | {"sql", "txn", "acid"},
-    "exec": SHARED | {"plan", "sql", "txn", "acid"},
+    "exec": SHARED | {"plan", "sql", "txn", "acid", "reader"},  # reader: the Spark data source's read
     "compactor": SHARED | {"exec", "txn", "acid"},
     "engine": SHARED | {"compactor", "exec", "plan", "sql", "txn", "acid"},
     "cli": SHARED | {"engine", "compactor", "exec", "plan", "sql", "txn", "acid"},

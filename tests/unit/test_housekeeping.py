@@ -149,3 +149,16 @@ def test_write_set_and_completed_components_are_collected(store: TxnStore, tmp_p
     with store.engine.connect() as conn:
         left = conn.execute(sa.select(s.COMPLETED_TXN_COMPONENTS.c.CTC_PARTITION)).scalars().all()
     assert left == ["p=2"]
+
+
+def test_an_aborted_compactor_transaction_is_never_forgotten(store: TxnStore, tmp_path: Path) -> None:
+    """A compactor's own transaction (Hive's TxnType.COMPACTION) makes its ``_v<txn>`` outputs visible by
+    committing; forgotten once aborted, its id would count as committed and a leftover output with it."""
+    _table(store, tmp_path)
+    compactor = store.open_txn("u", "h", compaction=True)
+    store.abort_txn(compactor)
+    idle = store.open_txn("u", "h")
+    store.abort_txn(idle)
+    assert housekeep(store, aborted_for_s=0).purged_txns == 1
+    assert store.txn_state(compactor) == "aborted"
+    assert store.txn_state(idle) == "committed"  # forgotten: an id below NEXT_TXN_ID that is not in TXNS

@@ -42,7 +42,7 @@ def test_database_crud(catalog: Catalog) -> None:
     assert catalog.get_database("sales") == {
         "name": "sales",
         "comment": "desc is reserved",
-        "location": "file:/w/sales.db",
+        "location": "/w/sales.db",  # the engine's form of a local location
         "owner": "ann",
     }
     assert catalog.create_database("sales", location="x", if_not_exists=True) is False
@@ -99,7 +99,7 @@ def test_create_and_get_table_round_trip(catalog: Catalog) -> None:
     assert got.columns == (Column("id", "bigint"), Column("payload", "struct<a:int,b:string>", "raw"))
     assert got.partition_keys == (Column("dt", "string", "day"),)
     assert (got.bucket_cols, got.num_buckets) == (("id",), 4)
-    assert (got.location, got.storage_format, got.table_type) == ("file:/w/events", "orc", "MANAGED_TABLE")
+    assert (got.location, got.storage_format, got.table_type) == ("/w/events", "orc", "MANAGED_TABLE")
     assert (got.comment, got.owner, got.create_time) == ("events table", "ann", 1_700_000_000)
     assert got.is_transactional
     assert got.params == {
@@ -216,7 +216,7 @@ def test_rename_table_moves_write_ids(store: TxnStore, catalog: Catalog) -> None
         store.add_components(txn, "default", "old", w, "i")
         store.commit_txn(txn)
     renamed = catalog.rename_table("default", "old", "Sales", "New", "file:/w/sales.db/new")
-    assert renamed.qualified_name == "sales.new" and renamed.location == "file:/w/sales.db/new"
+    assert renamed.qualified_name == "sales.new" and renamed.location == "/w/sales.db/new"
     assert not catalog.table_exists("default", "old")
     assert catalog.get_table("sales", "new").columns == renamed.columns
     assert store.snapshot([("sales", "new")]).tables["sales.new"].high_watermark == 2
@@ -229,7 +229,7 @@ def test_rename_table_moves_write_ids(store: TxnStore, catalog: Catalog) -> None
     with pytest.raises(NoSuchTableError):
         catalog.rename_table("default", "missing", "default", "x")
     kept = catalog.rename_table("sales", "new", "sales", "newer")  # location kept when not given
-    assert kept.location == "file:/w/sales.db/new"
+    assert kept.location == "/w/sales.db/new"
 
 
 def test_add_columns(catalog: Catalog) -> None:
@@ -289,3 +289,55 @@ def test_table_def_helpers() -> None:
     assert not acid(params={"transactional": "false"}).is_transactional
     assert hive_pattern(None)("anything")
     assert hive_pattern("a*")("ABC") and not hive_pattern("a*")("bac")
+
+
+# ---------------------------------------------------------------------- locations
+def _stored(store: TxnStore) -> tuple[dict[str, str], dict[int, str]]:
+    with store.engine.connect() as conn:
+        dbs = dict(conn.execute(sa.select(s.DBS.c.NAME, s.DBS.c.DB_LOCATION_URI)).all())
+        sds = dict(conn.execute(sa.select(s.SDS.c.SD_ID, s.SDS.c.LOCATION)).all())
+    return dbs, sds
+
+
+def test_locations_are_stored_as_hive_stores_them(store: TxnStore, catalog: Catalog) -> None:
+    """Hive's metastore keeps a Hadoop Path's string, scheme included (``file:/p`` for a local path); the engine
+    gets the plain local path back; other schemes pass through unchanged."""
+    catalog.create_database("sales", location="/w/sales.db/")
+    catalog.create_database("lake", location="s3a://bucket/lake.db")
+    catalog.create_table(acid("t", db="sales", location="/w/sales.db/t", partition_keys=(Column("d", "string"),)))
+    catalog.create_table(acid("u", db="lake", location="s3a://bucket/lake.db/u"))
+    catalog.create_table(acid("v", location="file:///w/v"))
+    catalog.add_partitions("sales", "t", ["d=a%2Fb"])
+    catalog.add_partitions("sales", "t", ["d=x"], locations={"d=x": "/elsewhere/x"})
+    dbs, sds = _stored(store)
+    assert (dbs["sales"], dbs["lake"]) == ("file:/w/sales.db", "s3a://bucket/lake.db")
+    assert sorted(loc for loc in sds.values() if loc) == [
+        "file:/elsewhere/x", "file:/w/sales.db/t", "file:/w/sales.db/t/d=a%2Fb", "file:/w/v",
+        "s3a://bucket/lake.db/u",
+    ]
+    assert catalog.get_database("sales")["location"] == "/w/sales.db"
+    assert catalog.get_table("sales", "t").location == "/w/sales.db/t"
+    assert catalog.get_table("lake", "u").location == "s3a://bucket/lake.db/u"
+    assert catalog.get_table("default", "v").location == "/w/v"
+    assert [(p.name, p.location) for p in catalog.list_partitions("sales", "t")] == [
+        ("d=a%2Fb", "/w/sales.db/t/d=a%2Fb"), ("d=x", "/elsewhere/x")]
+    catalog.rename_table("sales", "t", "sales", "t2", "/w/sales.db/t2")
+    _, sds = _stored(store)
+    assert sorted(loc for loc in sds.values() if loc and "sales.db" in loc) == [
+        "file:/w/sales.db/t2", "file:/w/sales.db/t2/d=a%2Fb"]
+
+
+def test_bare_locations_of_older_stores_still_read(store: TxnStore, catalog: Catalog) -> None:
+    """Stores written before locations carried a scheme hold bare paths: read as they are, and a rename or a new
+    partition of such a table writes Hive's form."""
+    catalog.create_table(acid("old", location="/w/old", partition_keys=(Column("d", "string"),)))
+    with store.engine.begin() as conn:
+        conn.execute(sa.update(s.SDS).values(LOCATION="/w/old"))
+        conn.execute(sa.update(s.DBS).where(s.DBS.c.NAME == "default").values(DB_LOCATION_URI="/w"))
+    assert catalog.get_table("default", "old").location == "/w/old"
+    assert catalog.get_database("default")["location"] == "/w"
+    catalog.add_partitions("default", "old", ["d=1"])
+    assert [p.location for p in catalog.list_partitions("default", "old")] == ["/w/old/d=1"]
+    catalog.rename_table("default", "old", "default", "new", "/w/new")
+    _, sds = _stored(store)
+    assert sorted(loc for loc in sds.values() if loc) == ["file:/w/new", "file:/w/new/d=1"]

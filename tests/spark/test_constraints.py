@@ -1,0 +1,225 @@
+"""Hive 3 column constraints: DEFAULT and NOT NULL used by every write, PRIMARY KEY / FOREIGN KEY / UNIQUE
+``DISABLE NOVALIDATE`` stored in ``KEY_CONSTRAINTS`` as Hive 3.1's metastore stores them and shown as Hive's
+DESCRIBE FORMATTED shows them.
+
+Sources (apache/hive): ``ql/src/test/queries/clientpositive/default_constraint.q`` and its
+``results/clientpositive/llap/default_constraint.q.out`` (rows and ``# Default Constraints``),
+``create_with_constraints.q`` (PK/FK/UNIQUE syntax), ``BaseSemanticAnalyzer`` (the DEFAULT type rule and
+the ENABLE/VALIDATE refusals), ``ObjectStore.addPrimaryKeys/addForeignKeys`` (the KEY_CONSTRAINTS rows),
+``MetaDataFormatUtils.getConstraintsInformation`` (DESCRIBE FORMATTED), ``GenericUDFEnforceConstraint``
+(the NOT NULL message).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from hiveacid_sql.errors import HiveAcidError
+
+NUMERIC = (
+    "CREATE TABLE numericDataType_n1(a TINYINT CONSTRAINT tinyint_constraint DEFAULT 127Y ENABLE, b SMALLINT DEFAULT "
+    "32767S, c INT DEFAULT 2147483647,\n    d BIGINT DEFAULT  9223372036854775807L, e DOUBLE DEFAULT 3.4E38, "
+    "f DECIMAL(9,2) DEFAULT 1234567.89)\n    clustered by (a) into 2 buckets stored as orc "
+    "TBLPROPERTIES ('transactional'='true')"
+)
+
+
+def _rows(acid, sql: str) -> list[tuple]:
+    return [tuple(r) for r in acid.sql(sql).collect()]
+
+
+def test_default_constraint_q_rows_describe_and_store(acid, warehouse: Path) -> None:
+    """default_constraint.q's first table: INSERT with a column list fills the others with their DEFAULT;
+    DESC FORMATTED lists them under '# Default Constraints' (q.out); KEY_CONSTRAINTS holds Hive's rows."""
+    acid.sql(NUMERIC)
+    acid.sql("INSERT INTO numericDataType_n1(a) values(3Y)")
+    acid.sql("INSERT INTO numericDataType_n1(e,f) values(4.5, 678.4)")
+    rows = sorted(_rows(acid, "SELECT * FROM numericDataType_n1"))
+    assert [(a, b, c, d, e, str(f)) for a, b, c, d, e, f in rows] == [
+        (3, 32767, 2147483647, 9223372036854775807, 3.4e38, "1234567.89"),
+        (127, 32767, 2147483647, 9223372036854775807, 4.5, "678.40"),
+    ]
+    desc = _rows(acid, "DESC FORMATTED numericDataType_n1")
+    part = desc[desc.index(("# Constraints", "", "")) :]
+    assert part[:4] == [
+        ("# Constraints", "", ""),
+        ("", "", ""),
+        ("# Default Constraints", "", ""),
+        ("Table:", "default.numericdatatype_n1", ""),
+    ]
+    shown = [r for r in part if r[0].startswith("Column Name:")]
+    assert sorted(shown) == sorted(
+        [
+            ("Column Name:a", "Default Value:127Y", ""),
+            ("Column Name:b", "Default Value:32767S", ""),
+            ("Column Name:c", "Default Value:2147483647", ""),
+            ("Column Name:d", "Default Value:9223372036854775807L", ""),
+            ("Column Name:e", "Default Value:3.4E38", ""),
+            ("Column Name:f", "Default Value:1234567.89", ""),
+        ]
+    )
+    assert ("Constraint Name:", "tinyint_constraint", "") in part
+    with sqlite3.connect(warehouse / ".hiveacid" / "txn.db") as db:
+        stored = db.execute(
+            'SELECT k."CONSTRAINT_NAME", k."CONSTRAINT_TYPE", k."POSITION", k."ENABLE_VALIDATE_RELY", k."DEFAULT_VALUE", '
+            'k."PARENT_INTEGER_IDX", k."PARENT_CD_ID" = s."CD_ID", k."CHILD_TBL_ID" FROM "KEY_CONSTRAINTS" k '
+            'JOIN "TBLS" t ON t."TBL_ID" = k."PARENT_TBL_ID" JOIN "SDS" s ON s."SD_ID" = t."SD_ID" '
+            'WHERE t."TBL_NAME" = \'numericdatatype_n1\' ORDER BY k."PARENT_INTEGER_IDX"'
+        ).fetchall()
+    # DEFAULT is type 4, enabled (4 = ENABLE, NOVALIDATE, NORELY), one row per column pointing at its index
+    assert stored[0] == ("tinyint_constraint", 4, 1, 4, "127Y", 0, 1, None)
+    assert [(r[1], r[4], r[5]) for r in stored[1:]] == [
+        (4, "32767S", 1),
+        (4, "2147483647", 2),
+        (4, "9223372036854775807L", 3),
+        (4, "3.4E38", 4),
+        (4, "1234567.89", 5),
+    ]
+    assert all(r[0].startswith("dc_") for r in stored[1:])
+
+
+def test_default_keyword_update_set_and_merge(acid) -> None:
+    """DEFAULT in VALUES, UPDATE SET c = DEFAULT and a MERGE INSERT naming some columns use the column's
+    default; an expression default (current_date()) is evaluated when written."""
+    acid.sql(
+        "CREATE TABLE d (id INT, s STRING DEFAULT 'none', n INT DEFAULT 7, day DATE DEFAULT current_date()) "
+        "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
+    )
+    acid.sql("INSERT INTO d VALUES (1, DEFAULT, 1, DEFAULT), (2, 'x', DEFAULT, NULL)")
+    acid.sql("UPDATE d SET s = DEFAULT, n = DEFAULT WHERE id = 2")
+    acid.sql(
+        "MERGE INTO d USING (SELECT 3 AS id) src ON d.id = src.id WHEN NOT MATCHED THEN INSERT (id) VALUES (src.id)"
+    )
+    rows = _rows(acid, "SELECT id, s, n, day = current_date() FROM d ORDER BY id")
+    assert rows == [(1, "none", 1, True), (2, "none", 7, None), (3, "none", 7, True)]
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "INSERT INTO nn (id) VALUES (3)",
+        "INSERT INTO nn VALUES (3, NULL)",
+        "INSERT INTO nn SELECT 3, CAST(NULL AS STRING)",
+        "UPDATE nn SET v = NULL WHERE id = 1",
+        "MERGE INTO nn USING (SELECT 1 AS id) s ON nn.id = s.id WHEN MATCHED THEN UPDATE SET v = NULL",
+        "MERGE INTO nn USING (SELECT 9 AS id) s ON nn.id = s.id WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id)",
+    ],
+)
+def test_not_null_violation_fails_in_one_line_and_writes_nothing(
+    acid, warehouse: Path, statement: str
+) -> None:
+    acid.sql(
+        "CREATE TABLE nn (id INT, v STRING NOT NULL ENFORCED) STORED AS ORC TBLPROPERTIES ('transactional'='true')"
+    )
+    acid.sql("INSERT INTO nn VALUES (1, 'a')")
+    before = sorted(p.name for p in (warehouse / "nn").iterdir())
+    with pytest.raises(HiveAcidError) as err:
+        acid.sql(statement)
+    message = str(err.value)
+    assert "\n" not in message
+    assert "Either CHECK or NOT NULL constraint violated! (column default.nn.v is NOT NULL)" in message
+    assert _rows(acid, "SELECT * FROM nn") == [(1, "a")]
+    assert sorted(p.name for p in (warehouse / "nn").iterdir()) == before  # the aborted write left nothing
+    states = _rows(acid, "SHOW TRANSACTIONS")
+    assert any(r[1] == "ABORTED" for r in states)
+
+
+def test_not_null_on_plain_and_insert_only_tables(acid) -> None:
+    """Hive enforces NOT NULL on every managed table (default_constraint.q's partitioned text table)."""
+    acid.sql(
+        "CREATE TABLE p (a STRING NOT NULL ENFORCED, url STRING constraint bdc1 default 'http://localhost') "
+        "PARTITIONED BY (p1 STRING, p2 INT)"
+    )
+    acid.sql("INSERT INTO p partition(p1='today', p2=10) (a) values('not')")
+    assert _rows(acid, "SELECT * FROM p") == [("not", "http://localhost", "today", 10)]
+    with pytest.raises(HiveAcidError, match="Either CHECK or NOT NULL constraint violated!"):
+        acid.sql("INSERT INTO p partition(p1='today', p2=10) (url) values('x')")
+    acid.sql(
+        "CREATE TABLE mm (a INT NOT NULL, b INT DEFAULT 5) STORED AS PARQUET "
+        "TBLPROPERTIES ('transactional'='true', 'transactional_properties'='insert_only')"
+    )
+    acid.sql("INSERT INTO mm (a) VALUES (1)")
+    with pytest.raises(HiveAcidError, match="NOT NULL constraint violated"):
+        acid.sql("INSERT INTO mm (b) VALUES (2)")
+    assert _rows(acid, "SELECT * FROM mm") == [(1, 5)]
+
+
+def test_keys_stored_and_shown_as_hive(acid, warehouse: Path) -> None:
+    """create_with_constraints.q's forms: PRIMARY KEY / UNIQUE / FOREIGN KEY .. DISABLE NOVALIDATE [RELY]."""
+    acid.sql(
+        "CREATE TABLE table2 (a STRING, b STRING, constraint pk1 primary key (a) disable novalidate, "
+        "constraint uk1 unique (b) disable novalidate rely)"
+    )
+    acid.sql(
+        "CREATE TABLE table4 (x string, y string, PRIMARY KEY (x) disable novalidate, "
+        "CONSTRAINT fk2 FOREIGN KEY (x) REFERENCES table2(b) DISABLE NOVALIDATE, "
+        "CONSTRAINT fk3 FOREIGN KEY (y) REFERENCES table2(a) DISABLE NOVALIDATE)"
+    )
+    desc = _rows(acid, "DESC FORMATTED table2")
+    part = desc[desc.index(("# Constraints", "", "")) :]
+    assert part == [
+        ("# Constraints", "", ""),
+        ("", "", ""),
+        ("# Primary Key", "", ""),
+        ("Table:", "default.table2", ""),
+        ("Constraint Name:", "pk1", ""),
+        ("Column Names:", "a", ""),
+        ("", "", ""),
+        ("# Unique Constraints", "", ""),
+        ("Table:", "default.table2", ""),
+        ("Constraint Name:", "uk1", ""),
+        ("Column Name:b", "Key Sequence:1", ""),
+        ("", "", ""),
+    ]
+    desc4 = _rows(acid, "DESC FORMATTED table4")
+    assert ("Parent Column Name:default.table2.b", "Column Name:x", "Key Sequence:1") in desc4
+    assert ("Parent Column Name:default.table2.a", "Column Name:y", "Key Sequence:1") in desc4
+    with sqlite3.connect(warehouse / ".hiveacid" / "txn.db") as db:
+        rows = db.execute(
+            'SELECT "CONSTRAINT_NAME", "CONSTRAINT_TYPE", "ENABLE_VALIDATE_RELY", "CHILD_TBL_ID" IS NOT NULL '
+            "FROM \"KEY_CONSTRAINTS\" WHERE \"CONSTRAINT_NAME\" IN ('pk1', 'uk1', 'fk2') ORDER BY 1"
+        ).fetchall()
+    assert rows == [("fk2", 1, 0, 1), ("pk1", 0, 0, 0), ("uk1", 2, 1, 0)]
+    text = _rows(acid, "SHOW CREATE TABLE table4")[0][0]
+    assert "CONSTRAINT `fk2` FOREIGN KEY (`x`) REFERENCES `default`.`table2`(`b`) DISABLE NOVALIDATE" in text
+    acid.sql("DROP TABLE table4")
+    acid.sql(text.replace("`default`.`table4`", "table4b").split("\nLOCATION")[0])  # the DDL shown runs again
+    assert any(r[0] == "# Foreign Keys" for r in _rows(acid, "DESC FORMATTED table4b"))
+
+
+@pytest.mark.parametrize(
+    ("ddl", "message"),
+    [
+        (
+            "CREATE TABLE bad (i INT DEFAULT 'abc')",
+            "Invalid Constraint syntax Invalid type: string for default value: 'abc'. Please make sure that the type is "
+            "compatible with column type: int",
+        ),
+        ("CREATE TABLE bad (i SMALLINT DEFAULT 5)", "Invalid type: int for default value: 5."),
+        ("CREATE TABLE bad (i INT DEFAULT i + 1)", "DEFAULT only allows constant or function expressions"),
+        (
+            "CREATE TABLE bad (i INT, PRIMARY KEY (i))",
+            "ENABLE/ENFORCED feature not supported yet. Please use DISABLE/NOT ENFORCED instead.",
+        ),
+        (
+            "CREATE TABLE bad (i INT NOT NULL VALIDATE)",
+            "VALIDATE feature not supported yet. Please use NOVALIDATE",
+        ),
+        (
+            "CREATE TABLE bad (i INT, CONSTRAINT f FOREIGN KEY (i) REFERENCES nokeys(i) DISABLE NOVALIDATE)",
+            "no primary keys or unique keys for referenced table",
+        ),
+        ("CREATE EXTERNAL TABLE bad (i INT DEFAULT 1)", "Constraints are disallowed with External tables"),
+        ("CREATE TABLE bad (i INT CHECK (i > 0))", "CHECK constraints are not supported"),
+    ],
+)
+def test_bad_constraints_refused_in_one_line(acid, ddl: str, message: str) -> None:
+    acid.sql("CREATE TABLE IF NOT EXISTS nokeys (i INT)")
+    with pytest.raises(HiveAcidError) as err:
+        acid.sql(ddl)
+    assert message in str(err.value)
+    assert "\n" not in str(err.value)
+    assert "bad" not in [r[0] for r in _rows(acid, "SHOW TABLES")]
