@@ -5,6 +5,7 @@ commit, dynamic partitions, bucketed tables, bad records and aborts, and a micro
 from __future__ import annotations
 
 import os
+import time
 
 import pandas as pd
 import pyarrow as pa
@@ -260,3 +261,18 @@ def test_structured_streaming_sink_exactly_once_after_a_replay(acid, tmp_path) -
     assert len(keys) == 1 and acid.catalog.get_table("default", "s").params[keys[0]] == "2"
     history = acid.store.table_history("default", "s")
     assert len(history) == 3  # one transaction per micro-batch, the replay wrote none
+
+
+def test_heartbeats_keep_the_batch_open_past_the_time_out(acid) -> None:
+    acid.sql(f"CREATE TABLE s (id int) {ACID}")
+    acid.sql("SET hive.txn.timeout=2s")  # heartbeats every second
+    with acid.streaming_connection("s", transaction_batch_size=2) as conn:
+        conn.begin_transaction()
+        conn.write((1,))
+        time.sleep(3)
+        assert acid.store.abort_timed_out(2) == []  # the open one and the batch's unused one were heartbeated
+        conn.commit_transaction()
+        conn.begin_transaction()
+        conn.write((2,))
+        conn.commit_transaction()
+    assert _rows(acid, "s") == [(1,), (2,)]
