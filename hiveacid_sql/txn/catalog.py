@@ -479,6 +479,28 @@ def register_partitions(
     return list(added)
 
 
+#: Hive's ``TxnStore.TXN_KEY_START``: a key committed with a transaction (``commitTxn``'s key/value) must
+#: start with it, so it can never overwrite a table property a user or Hive set.
+TXN_KEY_START = "_meta"
+
+
+def set_txn_key_value(conn: Connection, db: str, name: str, key: str, value: str) -> None:
+    """Store ``key`` = ``value`` in the table's ``TABLE_PARAMS`` inside the caller's database transaction (the
+    store's commit), as Hive's ``updateKeyValueAssociatedWithTxn`` does. Hive updates a row the caller
+    created beforehand and fails otherwise; here a missing row is inserted, so no set-up step is needed."""
+    if not key.startswith(TXN_KEY_START):
+        raise CatalogError(f"key should start with {TXN_KEY_START}: {key!r}")
+    row = _tbl_row(conn, db.strip().lower(), name.strip().lower(), lock=True)
+    if row is None:
+        raise _table_not_found(db, name)
+    tp = s.TABLE_PARAMS.c
+    done = conn.execute(
+        sa.update(s.TABLE_PARAMS).where(tp.TBL_ID == row["TBL_ID"], tp.PARAM_KEY == key).values(PARAM_VALUE=value)
+    )
+    if done.rowcount == 0:
+        conn.execute(sa.insert(s.TABLE_PARAMS).values(TBL_ID=row["TBL_ID"], PARAM_KEY=key, PARAM_VALUE=value))
+
+
 # ---------------------------------------------------------------------- row helpers
 def _in_catalog() -> Any:
     """Databases of Hive's catalog ``hive`` (the one Hive 3 and every Hive 2 client use)."""
