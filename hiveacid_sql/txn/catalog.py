@@ -300,6 +300,44 @@ class Catalog:
 
         return self._db.run_write(run)
 
+    def add_constraints(self, db: str, name: str, constraints: Iterable[ConstraintDef]) -> TableDef:
+        """ALTER TABLE ADD CONSTRAINT: rows in ``KEY_CONSTRAINTS`` as CREATE TABLE writes them."""
+        db, name = db.strip().lower(), name.strip().lower()
+        new = tuple(constraints)
+
+        def run(conn: Connection) -> TableDef:
+            row = _tbl_row(conn, db, name, lock=True)
+            if row is None:
+                raise _table_not_found(db, name)
+            td = _load(conn, db, row)
+            if any(c.kind == "primary_key" for c in new) and any(c.kind == "primary_key" for c in td.constraints):
+                raise CatalogError(f" Primary key already exists for: hive.{db}.{name}")
+            _insert_constraints(conn, row["TBL_ID"], row["CD_ID"], dataclasses.replace(td, constraints=new))
+            _touch(conn, row["TBL_ID"])
+            return _load(conn, db, row)
+
+        return self._db.run_write(run)
+
+    def drop_constraint(self, db: str, name: str, constraint: str) -> TableDef:
+        """ALTER TABLE DROP CONSTRAINT: the table's constraint of that name (its own or its foreign key)."""
+        db, name, constraint = db.strip().lower(), name.strip().lower(), constraint.strip().lower()
+
+        def run(conn: Connection) -> TableDef:
+            row = _tbl_row(conn, db, name, lock=True)
+            if row is None:
+                raise _table_not_found(db, name)
+            kc = hive31.KEY_CONSTRAINTS.c
+            mine = sa.or_(kc.PARENT_TBL_ID == row["TBL_ID"], kc.CHILD_TBL_ID == row["TBL_ID"])
+            gone = conn.execute(sa.delete(hive31.KEY_CONSTRAINTS).where(kc.CONSTRAINT_NAME == constraint, mine)).rowcount
+            if not gone:
+                raise CatalogError(
+                    f"The constraint: {constraint} does not exist for the associated table: {db}.{name}"
+                )
+            _touch(conn, row["TBL_ID"])
+            return _load(conn, db, row)
+
+        return self._db.run_write(run)
+
     def set_table_params(self, db: str, name: str, params: dict[str, str]) -> TableDef:
         """ALTER TABLE SET TBLPROPERTIES, refusing to turn an ACID table back into a plain one."""
         return self._alter_params(db, name, lambda td: rules.merge_params(td, params))

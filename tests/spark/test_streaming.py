@@ -5,6 +5,7 @@ commit, dynamic partitions, bucketed tables, bad records and aborts, and a micro
 from __future__ import annotations
 
 import os
+import time
 
 import pandas as pd
 import pyarrow as pa
@@ -17,6 +18,7 @@ from hiveacid_sql.acid.codec import encode_bucket
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.engine.streaming import StreamingError
 from hiveacid_sql.errors import CatalogError, TxnAbortedError, TxnStateError
+from tests.support.acid_invariants import check_table
 
 ACID = "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
 
@@ -109,6 +111,9 @@ def test_rows_of_a_failed_commit_stay_unread(acid, warehouse) -> None:
     events = porc.read_table(warehouse / "s" / "delta_0000001_0000003" / "bucket_00000").to_pylist()
     assert [(e["currentTransaction"], e["row"]["id"]) for e in events] == [(1, 1), (3, 3)]
     assert _rows(acid, "s") == [(1,), (3,)]
+    snapshot = acid.store.snapshot([("default", "s")])
+    # the project's file rules (exact key index and stats, names, _orc_acid_version) hold for the batch's delta
+    assert check_table(warehouse / "s", 0, snapshot.write_ids("default", "s")) == []
 
 
 def test_key_value_committed_with_the_transaction(acid) -> None:
@@ -260,3 +265,43 @@ def test_structured_streaming_sink_exactly_once_after_a_replay(acid, tmp_path) -
     assert len(keys) == 1 and acid.catalog.get_table("default", "s").params[keys[0]] == "2"
     history = acid.store.table_history("default", "s")
     assert len(history) == 3  # one transaction per micro-batch, the replay wrote none
+
+
+def test_heartbeats_keep_the_batch_open_past_the_time_out(acid) -> None:
+    acid.sql(f"CREATE TABLE s (id int) {ACID}")
+    acid.sql("SET hive.txn.timeout=2s")  # heartbeats every second
+    with acid.streaming_connection("s", transaction_batch_size=2) as conn:
+        conn.begin_transaction()
+        conn.write((1,))
+        time.sleep(3)
+        assert acid.store.abort_timed_out(2) == []  # the open one and the batch's unused one were heartbeated
+        conn.commit_transaction()
+        conn.begin_transaction()
+        conn.write((2,))
+        conn.commit_transaction()
+    assert _rows(acid, "s") == [(1,), (2,)]
+
+
+def test_a_compaction_beside_an_open_batch_leaves_its_delta_alone(acid, warehouse) -> None:
+    """A major compaction while a batch still has open transactions compacts only below the lowest open write
+    id (the batch's delta stays whole), and every row is read once after the batch ends."""
+    acid.sql(f"CREATE TABLE s (id int) {ACID}")
+    acid.sql("INSERT INTO s VALUES (100)")
+    with acid.streaming_connection("s", transaction_batch_size=3) as conn:
+        conn.begin_transaction()
+        conn.write((1,))
+        conn.commit_transaction()
+        conn.begin_transaction()
+        conn.write((2,))
+        acid.sql("ALTER TABLE s COMPACT 'major' AND WAIT")
+        assert sorted(os.listdir(warehouse / "s")) == [
+            "base_0000001",
+            "delta_0000001_0000001_0000",
+            "delta_0000002_0000004",
+        ]
+        assert _rows(acid, "s") == [(1,), (100,)]
+        conn.commit_transaction()
+        conn.begin_transaction()
+        conn.write((3,))
+        conn.commit_transaction()
+    assert _rows(acid, "s") == [(1,), (2,), (3,), (100,)]

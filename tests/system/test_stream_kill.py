@@ -116,3 +116,51 @@ def test_a_killed_stream_restarted_from_its_checkpoint_writes_every_row_exactly_
         )
     finally:
         acid.close()
+
+
+def test_a_killed_streaming_connection_resumes_from_its_committed_offset(tmp_path) -> None:
+    """The connection API alone (no Spark, so cheap): a writer keeping its source offset with each commit is
+    killed mid-stream; its open transactions time out, their rows (some already in the batch's file) are never
+    read, and a new writer resuming from ``last_committed_value`` leaves every id exactly once."""
+    from hiveacid_sql.txn import Column, TableDef, TxnStore
+    from tests.support.stream_api_kill_proc import stream
+
+    total, url = 3000, f"sqlite:///{tmp_path / 'txn.db'}"
+    store = TxnStore(url, default_db_location=str(tmp_path / "wh"))
+    try:
+        location = tmp_path / "wh" / "t"
+        store.catalog.create_table(
+            TableDef("default", "t", (Column("id", "int"),), str(location), params={"transactional": "true"})
+        )
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.support.stream_api_kill_proc", url, str(total)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            assert (proc.stdout.readline() if proc.stdout else "").strip() == "running"
+            deadline = time.monotonic() + 300
+            while not location.exists() or not any(p.name.startswith("delta_") for p in location.iterdir()):
+                assert proc.poll() is None and time.monotonic() < deadline, "the writer wrote nothing"
+                time.sleep(0.02)
+            time.sleep(random.Random("api-kill").uniform(0.0, 1.0))
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        killed_at = int(store.txn_key_value("default", "t", "_meta.test.offset") or 0)
+        assert killed_at < total, "the writer finished before the kill: make the stream longer"
+        assert sorted(read_table("t", store_url=url)["id"].to_pylist()) == list(range(killed_at))
+        store.abort_timed_out(0)  # the dead writer's open transactions
+        stream(url, total)
+        ids = read_table("t", store_url=url)["id"].to_pylist()
+        assert sorted(ids) == list(range(total)), f"killed at offset {killed_at}"
+    finally:
+        store.close()
