@@ -588,7 +588,8 @@ def _plain_files(
             import pyarrow.parquet as pq
 
             with fs.open_input_file(p) as f:
-                raw = pq.read_table(f)
+                # INT96 (Hive's Parquet timestamps, and ours): microseconds, so years outside 1677..2262 fit
+                raw = pq.read_table(f, coerce_int96_timestamp_unit="us")
         by_name = {n.lower(): i for i, n in enumerate(raw.schema.names)}
         stamps = fmt == "orc" and any(pa.types.is_timestamp(f.type) for f in raw.schema)
         offset = writer_offset_seconds(fs, p) if stamps else 0

@@ -280,3 +280,28 @@ def test_heartbeats_keep_the_batch_open_past_the_time_out(acid) -> None:
         conn.write((2,))
         conn.commit_transaction()
     assert _rows(acid, "s") == [(1,), (2,)]
+
+
+def test_a_compaction_beside_an_open_batch_leaves_its_delta_alone(acid, warehouse) -> None:
+    """A major compaction while a batch still has open transactions compacts only below the lowest open write
+    id (the batch's delta stays whole), and every row is read once after the batch ends."""
+    acid.sql(f"CREATE TABLE s (id int) {ACID}")
+    acid.sql("INSERT INTO s VALUES (100)")
+    with acid.streaming_connection("s", transaction_batch_size=3) as conn:
+        conn.begin_transaction()
+        conn.write((1,))
+        conn.commit_transaction()
+        conn.begin_transaction()
+        conn.write((2,))
+        acid.sql("ALTER TABLE s COMPACT 'major' AND WAIT")
+        assert sorted(os.listdir(warehouse / "s")) == [
+            "base_0000001",
+            "delta_0000001_0000001_0000",
+            "delta_0000002_0000004",
+        ]
+        assert _rows(acid, "s") == [(1,), (100,)]
+        conn.commit_transaction()
+        conn.begin_transaction()
+        conn.write((3,))
+        conn.commit_transaction()
+    assert _rows(acid, "s") == [(1,), (2,), (3,), (100,)]
