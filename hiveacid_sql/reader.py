@@ -19,7 +19,7 @@ import dataclasses
 import datetime as dt
 import os
 import socket
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -170,12 +170,12 @@ def _read_named(
             plan = _resolve(store, name, request, filter, lambda db, t: lease.extend(_lease(leases, db, t)))
             if plan.kind == "plain":
                 return _read_plain(plan.location, plan.storage_format, list(plan.columns), columns, filter, row_id,
-                                   plan.partitions, list(plan.partition_columns))
+                                   plan.partitions, list(plan.partition_columns), dict(plan.serde_params))
             fs, _ = filesystem_for(plan.location)
             files = ScanFiles(plan.dirs)
             if plan.kind == "insert_only":
                 return _read_insert_only(fs, files, plan.storage_format, list(plan.columns),
-                                         list(plan.partition_columns), columns, filter, row_id)
+                                         list(plan.partition_columns), columns, filter, row_id, dict(plan.serde_params))
             assert plan.write_ids is not None  # a full-ACID plan has them
             return _scan(fs, files, list(plan.columns), list(plan.partition_columns), plan.write_ids, columns, filter,
                          row_id, threads)
@@ -208,6 +208,8 @@ class ReadPlan:
     write_ids: ValidWriteIdList | None = None
     dirs: tuple[DirFiles, ...] = ()
     partitions: tuple[PartitionDef, ...] | None = None
+    #: the serde's parameters (``SERDE_PARAMS``), which a TEXTFILE table's separators and NULL text come from
+    serde_params: tuple[tuple[str, str], ...] = ()
 
     @property
     def schema(self) -> pa.Schema:
@@ -240,12 +242,12 @@ class ReadPlan:
         """The live rows of this plan (or piece), every column unless ``columns`` names some."""
         if self.kind == "plain":
             return _read_plain(self.location, self.storage_format, list(self.columns), columns, None, False,
-                               self.partitions, list(self.partition_columns))
+                               self.partitions, list(self.partition_columns), dict(self.serde_params))
         fs, _ = filesystem_for(self.location)
         files = ScanFiles(self.dirs)
         if self.kind == "insert_only":
             return _read_insert_only(fs, files, self.storage_format, list(self.columns), list(self.partition_columns),
-                                     columns, None, False)
+                                     columns, None, False, dict(self.serde_params))
         assert self.write_ids is not None
         return _scan(fs, files, list(self.columns), list(self.partition_columns), self.write_ids, columns, None,
                      False, threads)
@@ -300,7 +302,7 @@ def _resolve(
     cols = tuple((c.name, parse_hive_type(c.type)) for c in tdef.columns)
     part_cols = tuple((c.name, parse_hive_type(c.type)) for c in tdef.partition_keys)
     base = {"table": tdef.qualified_name, "location": tdef.location, "storage_format": tdef.storage_format,
-            "columns": cols, "partition_columns": part_cols}
+            "columns": cols, "partition_columns": part_cols, "serde_params": tuple(sorted(tdef.serde_params.items()))}
     if not tdef.is_transactional:
         if request is not None:
             raise TimeTravelError(f"{request.kind} AS OF needs a transactional table; {tdef.qualified_name} is not one")
@@ -505,6 +507,7 @@ def _threads() -> int:
 def _read_plain(
     location: str, storage_format: str, cols: Columns, columns: Sequence[str] | None, filter: Filter | None, row_id: bool,
     partitions: Sequence[PartitionDef] | None = None, part_cols: Columns | None = None,
+    serde: Mapping[str, str] | None = None,
 ) -> pa.Table:
     """A plain ORC or Parquet table's files, columns matched by name (as Spark's readers do); a partitioned
     one's ``partitions`` (pruned by ``filter``'s partition conditions), each directory's files with the
@@ -512,14 +515,14 @@ def _read_plain(
     if row_id:
         raise PlanError("row__id exists on transactional tables only")
     if partitions is None:
-        return _finish(_files_in(location, storage_format, cols), _expression(filter), columns, False)
+        return _finish(_files_in(location, storage_format, cols, serde), _expression(filter), columns, False)
     part_cols = part_cols or []
     kept = set(_prune([p.name for p in partitions], part_cols, filter))
     pieces = []
     for part in partitions:
         if part.name not in kept:
             continue
-        data = _files_in(part.location or f"{location.rstrip('/')}/{part.name}", storage_format, cols)
+        data = _files_in(part.location or f"{location.rstrip('/')}/{part.name}", storage_format, cols, serde)
         for value, (name, htype) in zip(part.values, part_cols, strict=True):
             raw = pa.array([value] * data.num_rows, pa.string())
             data = data.append_column(pa.field(name, arrow_type(htype)), to_table_values(raw, parse_hive_type("string"), htype))
@@ -529,12 +532,12 @@ def _read_plain(
     return _finish(out, _expression(filter), columns, False)
 
 
-def _files_in(location: str, storage_format: str, cols: Columns) -> pa.Table:
+def _files_in(location: str, storage_format: str, cols: Columns, serde: Mapping[str, str] | None = None) -> pa.Table:
     """The data columns of the plain files directly in ``location``."""
     fs, path = filesystem_for(location)
     infos = fs.get_file_info(pafs.FileSelector(path, allow_not_found=True, recursive=False))
     paths = sorted(i.path for i in infos if i.type == pafs.FileType.File and i.size and not is_hidden(i.base_name))
-    return _plain_files(fs, paths, storage_format, cols)
+    return _plain_files(fs, paths, storage_format, cols, serde)
 
 
 def _read_insert_only(
@@ -546,6 +549,7 @@ def _read_insert_only(
     columns: Sequence[str] | None,
     filter: Filter | None,
     row_id: bool,
+    serde: Mapping[str, str] | None = None,
 ) -> pa.Table:
     """An insert-only table's snapshot: the plain files of its chosen directories, partition values from
     the directory names."""
@@ -556,7 +560,7 @@ def _read_insert_only(
     for d in files.dirs:
         paths = [*d.data_files, *d.original_files]
         infos = fs.get_file_info(paths) if paths else []
-        data = _plain_files(fs, [i.path for i in infos if i.size], storage_format, cols)
+        data = _plain_files(fs, [i.path for i in infos if i.size], storage_format, cols, serde)
         values = [v for _k, v in parse_partition_name(d.part_dir)] if d.part_dir else []
         for (name, htype), raw in zip(part_cols, values, strict=True):
             text = pa.array([raw] * data.num_rows, pa.string())
@@ -566,11 +570,16 @@ def _read_insert_only(
     return _finish(out, _expression(filter), columns, False)
 
 
-def _plain_files(fs: pafs.FileSystem, paths: Sequence[str], storage_format: str, cols: Columns) -> pa.Table:
-    """Plain ORC or Parquet files as the table's columns, matched by name (as Spark's readers do)."""
+def _plain_files(
+    fs: pafs.FileSystem, paths: Sequence[str], storage_format: str, cols: Columns, serde: Mapping[str, str] | None = None
+) -> pa.Table:
+    """Plain ORC or Parquet files as the table's columns, matched by name (as Spark's readers do); TEXTFILE
+    ones by position (:func:`_text_files`)."""
     fmt = storage_format.lower()
+    if fmt == "textfile":
+        return _text_files(fs, paths, cols, serde or {})
     if fmt not in ("orc", "parquet"):
-        raise PlanError(f"read_table reads plain ORC and Parquet files, not {fmt.upper()}")
+        raise PlanError(f"read_table reads plain ORC, Parquet and TEXTFILE files, not {fmt.upper()}")
     pieces = []
     for p in paths:
         if fmt == "orc":
@@ -579,7 +588,8 @@ def _plain_files(fs: pafs.FileSystem, paths: Sequence[str], storage_format: str,
             import pyarrow.parquet as pq
 
             with fs.open_input_file(p) as f:
-                raw = pq.read_table(f)
+                # INT96 (Hive's Parquet timestamps, and ours): microseconds, so years outside 1677..2262 fit
+                raw = pq.read_table(f, coerce_int96_timestamp_unit="us")
         by_name = {n.lower(): i for i, n in enumerate(raw.schema.names)}
         stamps = fmt == "orc" and any(pa.types.is_timestamp(f.type) for f in raw.schema)
         offset = writer_offset_seconds(fs, p) if stamps else 0
@@ -595,6 +605,81 @@ def _plain_files(fs: pafs.FileSystem, paths: Sequence[str], storage_format: str,
             ))
         pieces.append(pa.Table.from_arrays(arrays, schema=table_schema(cols)))
     return pa.concat_tables(pieces) if pieces else table_schema(cols).empty_table()
+
+
+def _text_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns, serde: Mapping[str, str]) -> pa.Table:
+    """TEXTFILE files by Hive's LazySimpleSerDe rules for primitive columns: one row per line, fields by
+    ``field.delim`` (Ctrl-A by default), the NULL text ``serialization.null.format`` (``\\N``) is NULL, missing
+    trailing fields are NULL, extra ones ignored; each field's text becomes the column's type as Hive casts
+    a string (a value that does not parse is NULL). Complex columns are refused in one line."""
+    complex_cols = [name for name, htype in cols if htype.name in ("array", "map", "struct", "uniontype")]
+    if complex_cols:
+        raise PlanError(f"read_table reads TEXTFILE tables of primitive columns only ({complex_cols[0]} is not)")
+    delim = serde.get("field.delim") or serde.get("serialization.format") or "1"
+    # LazyUtils.getByte: a number is the byte itself (serialization.format=1 is Ctrl-A), else the first character
+    delim = chr(int(delim)) if delim.isdigit() and int(delim) < 128 else delim[0]
+    null_text = serde.get("serialization.null.format", "\\N")
+    columns: list[list[str | None]] = [[] for _ in cols]
+    for p in paths:
+        with fs.open_input_stream(p) as f:
+            text = f.read().decode("utf-8", errors="replace")
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        for line in lines:
+            fields = line.removesuffix("\r").split(delim)
+            for i, out in enumerate(columns):
+                value = fields[i] if i < len(fields) else None
+                out.append(None if value is None or value == null_text else value)
+    string = parse_hive_type("string")
+    arrays = []
+    for vals, (_n, htype) in zip(columns, cols, strict=True):
+        if htype.name in ("string", "varchar", "char"):
+            arrays.append(to_table_values(pa.array(vals, pa.string()), string, htype))
+        else:
+            arrays.append(pa.array([_text_value(v, htype) for v in vals], arrow_type(htype)))
+    return pa.Table.from_arrays(arrays, schema=table_schema(cols))
+
+
+_INT_RANGES = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
+
+
+def _text_value(text: str | None, htype: HiveType) -> Any:
+    """One TEXTFILE field as LazySimpleSerDe's lazy objects read it: a value that does not parse is NULL."""
+    import base64
+    import datetime as dt
+    import re
+    from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+    if text is None:
+        return None
+    name = htype.name
+    try:
+        if name in _INT_RANGES:
+            if not re.fullmatch(r"[+-]?\d+", text):
+                return None
+            value = int(text)
+            bits = _INT_RANGES[name]
+            return value if -(2 ** (bits - 1)) <= value < 2 ** (bits - 1) else None
+        if name in ("float", "double"):
+            return float(text)
+        if name == "decimal":
+            number = Decimal(text.strip()).quantize(Decimal(1).scaleb(-htype.scale), rounding=ROUND_HALF_UP)
+            return number if len(number.as_tuple().digits) <= htype.precision else None
+        if name == "boolean":
+            return {"true": True, "false": False}.get(text.lower())
+        if name == "date":
+            return dt.date.fromisoformat(text.strip()[:10])
+        if name == "timestamp":
+            return dt.datetime.fromisoformat(text.strip()[:26])
+        if name == "binary":  # LazyBinary: base64 when it decodes, the bytes as they are otherwise
+            try:
+                return base64.b64decode(text, validate=True)
+            except ValueError:
+                return text.encode()
+    except (ValueError, InvalidOperation, ArithmeticError):
+        return None
+    return None
 
 
 def _hive_type_of(t: pa.DataType) -> HiveType | None:

@@ -97,3 +97,42 @@ class DmlResult:
             f"{self.statement} {self.table}: {self.num_affected_rows} row(s) affected{detail},{ids} "
             f"{self.execution_time_ms} ms"
         )
+
+
+@dataclass(frozen=True)
+class StatementResult:
+    """What a statement without rows reports (CREATE / DROP / ALTER, SET x=y, USE, BEGIN / COMMIT / ROLLBACK):
+    its kind, the object it named, ``OK`` and its time, as Hive's CLI prints ``OK`` / ``Time taken`` and
+    beeline ``No rows affected``. An empty ``DataFrame[result: string]`` said nothing (issue 18).
+
+    ``repr`` is the one line (a notebook shows it as a cell's value); ``to_spark()`` a one-row DataFrame.
+    """
+
+    statement: str  # "CREATE TABLE", "DROP TABLE", "SET", "BEGIN" ...
+    target: str | None = None  # the object named (as written), if any
+    execution_time_ms: int = 0
+    message: str = "OK"
+    _spark: Any = field(default=None, repr=False, compare=False)
+
+    def __str__(self) -> str:
+        named = f" {self.target}" if self.target else ""
+        return f"{self.statement}{named}: {self.message}, {self.execution_time_ms} ms"
+
+    __repr__ = __str__
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict of the report (``statement``, ``target``, ``message``, ``execution_time_ms``)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "_spark"}
+
+    def to_spark(self, spark: Any = None):  # -> pyspark.sql.DataFrame
+        """The report as a one-row Spark DataFrame."""
+        session = spark or self._spark
+        if session is None:
+            raise ValueError("no SparkSession to build the DataFrame with")
+        row = self.to_dict()
+        return session.createDataFrame(
+            [(row["statement"], row["target"], row["message"], row["execution_time_ms"])],
+            "statement string, target string, message string, execution_time_ms long",
+        )
+
+    toDF = to_spark  # noqa: N815 - Spark-style alias users reach for

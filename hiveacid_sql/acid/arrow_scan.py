@@ -45,6 +45,7 @@ from hiveacid_sql.acid.scan_files import (
     event_fields,
     is_event_file,
     original_slices,
+    raw_slices,
 )
 from hiveacid_sql.acid.writeids import RangeResponse, ValidWriteIdList
 from hiveacid_sql.errors import AcidFormatError
@@ -375,7 +376,7 @@ def _read_original(
     n = footer.num_rows
     out: dict[str, pa.Array | pa.ChunkedArray] = {}
     if keys:
-        out[OWID] = pa.array(np.zeros(n, dtype=np.int64))
+        out[OWID] = pa.array(np.full(n, piece.write_id, dtype=np.int64))
         out[BUCKET] = pa.array(np.full(n, piece.bucket, dtype=np.int32))
         out[ROWID] = pa.array(np.arange(piece.start, piece.start + n, dtype=np.int64))
     offset = writer_offset_seconds(fs, piece.path) if any(_has_timestamp(phys[i][1]) for i in readable) else 0
@@ -523,6 +524,9 @@ def scan_dir(
     footers = _map(lambda p: read_footer(fs, p), [*d.data_files, *d.original_files, *d.delete_files], threads)
     by_path = {f.path: f for f in footers}
     data_footers = [by_path[p] for p in d.data_files if by_path[p].num_rows]
+    # plain files in base/delta directories (an insert-only table converted to full ACID): synthetic row ids
+    raw = {f.path: f.num_rows for f in data_footers if not is_event_file(f)}
+    data_footers = [f for f in data_footers if f.path not in raw]
     original_footers = [by_path[p] for p in d.original_files]
     # An original-named file holding ACID events (IMPALA-10115) is read as events, all of them visible.
     event_originals = [f for f in original_footers if f.num_rows and is_event_file(f)]
@@ -532,6 +536,7 @@ def scan_dir(
         *[lambda f=f, i=i: _read_events(fs, f, table_columns, wanted, write_ids, keys=keys, stripe=i) for f, i in stripes],
         *[lambda f=f: _read_events(fs, f, table_columns, wanted, None, keys=keys) for f in event_originals],
         *[lambda s=s: _read_original(fs, s, table_columns, wanted, keys=keys) for s in original_slices([d], plain)],
+        *[lambda s=s: _read_original(fs, s, table_columns, wanted, keys=keys) for s in raw_slices(d, raw)],
     ]
     schema = table_schema([table_columns[i] for i in wanted])
     if keys:

@@ -26,7 +26,7 @@ from hiveacid_sql.acid.codec import encode_bucket
 from hiveacid_sql.acid.compaction import without_unfinished_publish
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.listing import list_acid_dir
-from hiveacid_sql.acid.names import parse_bucket_file, parse_original_file
+from hiveacid_sql.acid.names import ParsedBase, parse_bucket_file, parse_dir_name, parse_original_file
 from hiveacid_sql.acid.orc_footer import OrcFooter
 from hiveacid_sql.acid.state import AcidState, get_acid_state
 from hiveacid_sql.acid.writeids import ValidTxnList, ValidWriteIdList
@@ -188,6 +188,7 @@ class OriginalSlice:
     bucket: int  # the encoded bucket property
     start: int  # row id of the file's first row
     part_dir: str
+    write_id: int = 0  # the synthetic originalTransaction (a raw base/delta's, see raw_slices)
 
 
 def original_slices(dirs: Sequence[DirFiles], num_rows: Mapping[str, int]) -> list[OriginalSlice]:
@@ -206,4 +207,33 @@ def original_slices(dirs: Sequence[DirFiles], num_rows: Mapping[str, int]) -> li
             offsets[bucket_id] = start + n
             if n:
                 out.append(OriginalSlice(path, encode_bucket(bucket_id, 0), start, d.part_dir))
+    return out
+
+
+def raw_slices(d: DirFiles, num_rows: Mapping[str, int]) -> list[OriginalSlice]:
+    """Plain ("raw") files inside a full-ACID table's base or delta directories, as an insert-only table
+    converted to full ACID (Hive 4) leaves them, with the synthetic row ids Hive gives them
+    (``OrcRawRecordMerger.TransactionMetaData.findWriteIDForSynthetcRowIDs`` and
+    ``VectorizedOrcAcidRowBatchReader.computeOffsetAndBucket``): the originalTransaction is the base's write
+    id or the delta's minimum one, the bucket property encodes the file name's bucket id and the delta's
+    statement id (0 without one), and the row id counts the rows of the directory's files of the same bucket
+    id that sort before it (``num_rows``: the raw files and their row counts, in path order)."""
+    out: list[OriginalSlice] = []
+    offsets: dict[tuple[str, int], int] = {}
+    for path in sorted(num_rows):
+        directory, name = path.rsplit("/", 2)[-2:]
+        parsed = parse_dir_name(directory)
+        if parsed is None:
+            continue
+        original = parse_original_file(name)
+        bucket_id = original[0] if original else (parse_bucket_file(name) or 0)
+        if isinstance(parsed, ParsedBase):
+            write_id, statement = parsed.write_id, 0
+        else:
+            write_id, statement = parsed.min_write_id, parsed.statement_id or 0
+        start = offsets.get((directory, bucket_id), 0)
+        n = num_rows[path]
+        offsets[(directory, bucket_id)] = start + n
+        if n:
+            out.append(OriginalSlice(path, encode_bucket(bucket_id, statement), start, d.part_dir, write_id))
     return out

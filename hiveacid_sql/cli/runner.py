@@ -28,9 +28,8 @@ from hiveacid_sql.cli.script import ScriptStatement, positioned, split_script, s
 from hiveacid_sql.cli.variables import Variables
 from hiveacid_sql.errors import HiveAcidError, SqlError
 from hiveacid_sql.exec.session import cancel_all_jobs
-from hiveacid_sql.results import DmlResult
+from hiveacid_sql.results import DmlResult, StatementResult
 from hiveacid_sql.sql.parse import Statement, parse
-from hiveacid_sql.sql.tree import is_query
 
 _POSITION = re.compile(r"^line (\d+), col (\d+): ")
 _QUIT = {"quit", "exit", "!quit", "!q", "!exit"}
@@ -197,7 +196,7 @@ class Runner:
                 record["result"] = result.to_dict()
                 self.info(str(result))
                 return
-            if result is None or (not is_query(st.tree) and result.columns == ["result"]):
+            if result is None or isinstance(result, StatementResult):
                 self.info(f"OK ({time.monotonic() - started:.3f} seconds)")
                 return
             if not hasattr(result, "collect"):  # a report object of another kind (e.g. a dry run's)

@@ -3,11 +3,13 @@ files are gone, trim ``TXN_TO_WRITE_ID`` and ``WRITE_SET``.
 
 Every compactor round runs it (the session's thread and ``hiveacid-sql compactor``). The store rules are in
 :mod:`hiveacid_sql.txn.housekeeping`; this module supplies what only a reader of the file system knows:
-whether anything of an aborted write id is still on disk. A directory holds an aborted write id's data when
-its whole write-id range is aborted (``delta_W_W``, ``delete_delta_W_W_S``, what a killed or rolled-back
-statement left) or when it is an aborted INSERT OVERWRITE's ``base_W`` (not a compaction's base). Such
-directories go when the cleaner finishes a compaction of their table or partition; until then the
-transaction stays aborted in the store, and its write ids stay exceptions of every snapshot.
+whether anything of an aborted write id is still on disk. Any delta directory whose write-id range includes
+it may hold its rows (``delta_W_W_S`` of a killed statement, but also a streaming batch's ``delta_F_L``, which
+holds rows of every write id of the batch and is named like a minor compaction's output), and so does an
+aborted INSERT OVERWRITE's ``base_W`` (not a compaction's base, which never holds aborted rows). Such
+directories go when the cleaner finishes a major compaction of their table or partition (a minor one's
+output still spans the id); until then the transaction stays aborted in the store, and its write ids stay
+exceptions of every snapshot.
 """
 
 from __future__ import annotations
@@ -58,9 +60,10 @@ def aborted_write_ids_on_disk(store: TxnStore, db: str, table: str) -> set[int]:
                 if parsed.write_id in aborted and not entry.is_compacted:
                     held.add(parsed.write_id)
             elif isinstance(parsed, ParsedDelta):
-                ids = range(parsed.min_write_id, parsed.max_write_id + 1)
-                if all(w in aborted for w in ids):
-                    held.update(ids)
+                # any delta over W may hold W's rows: a streaming batch's delta_<first>_<last> holds rows of
+                # each of its write ids, aborted ones too, and is named like a minor compaction's output
+                # (which drops aborted events); only a major compaction's base leaves them behind for sure
+                held.update(w for w in aborted if parsed.min_write_id <= w <= parsed.max_write_id)
     return held
 
 

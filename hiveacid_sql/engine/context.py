@@ -23,6 +23,7 @@ from hiveacid_sql.compactor.service import CompactorThread, wants_compactor
 from hiveacid_sql.engine.transaction import Transaction, lock_components
 from hiveacid_sql.errors import TxnAbortedError, TxnStateError
 from hiveacid_sql.exec.binder import Binder
+from hiveacid_sql.exec.pruning import prune_partitions
 from hiveacid_sql.exec.sources import view_lookup
 from hiveacid_sql.plan.model import Plan, QueryPlan
 from hiveacid_sql.plan.planner import Planner
@@ -73,10 +74,14 @@ class TransactionScope:
         self.housekeeping()
         self.open = Transaction(self.store, pinned=True, heartbeat_s=self.timeout_s / 2)
 
-    def lock_statement(self, txn: Transaction, plan: Plan) -> None:
+    def lock_statement(self, txn: Transaction, plan: Plan, target_partitions: list[str] | None = None) -> None:
         """A statement's locks in its transaction, waiting per ``hive.lock.numretries`` and
-        ``hive.lock.sleep.between.retries``."""
-        txn.lock(lock_components(plan), retries=self.settings.value(LOCK_RETRIES), sleep_s=self.settings.value(LOCK_SLEEP))
+        ``hive.lock.sleep.between.retries``; ``target_partitions``: see :func:`lock_components`."""
+        txn.lock(
+            lock_components(plan, target_partitions),
+            retries=self.settings.value(LOCK_RETRIES),
+            sleep_s=self.settings.value(LOCK_SLEEP),
+        )
 
     @contextmanager
     def ddl_lock(self, components: list[LockComponent]) -> Iterator[None]:
@@ -190,7 +195,24 @@ class StatementContext:
         return self.txns.transaction()
 
     def lock_statement(self, txn: Transaction, plan: Plan) -> None:
-        self.txns.lock_statement(txn, plan)
+        self.txns.lock_statement(txn, plan, self._partitions_to_lock(plan))
+
+    def _partitions_to_lock(self, plan: Plan) -> list[str] | None:
+        """The target partitions an UPDATE / DELETE / MERGE can write, when its predicate prunes the target's
+        partitions (Hive locks the partitions its compiler pruned to); None: lock the table. They are pruned
+        from the catalog's list as of now, before the snapshot: a partition a concurrent INSERT adds meanwhile
+        is written without its lock, and the write-set check at COMMIT still catches a conflict there."""
+        target, pruning = plan.target, plan.reads.target_pruning
+        if (
+            target is None
+            or not target.is_partitioned
+            or not plan.writes_partitions_read
+            or pruning is None
+            or pruning.partition_filter is None
+        ):
+            return None
+        partitions = self.catalog.list_partitions(target.db, target.name)
+        return prune_partitions(self.spark, target, partitions, pruning.partition_filter)
 
     def snapshot_for(self, tables: list[TableDef]) -> Snapshot:
         return self.txns.snapshot_for(tables)

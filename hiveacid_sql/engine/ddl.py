@@ -428,6 +428,16 @@ def alter_table(ctx: StatementContext, tree: exp.Alter) -> None:
         elif type(action).__name__ == "UnsetProperties":
             keys = [(literal_text(e) or "").lower() for e in action.expressions]
             ctx.catalog.unset_table_params(table.db, table.name, keys)
+        elif isinstance(action, exp.AddConstraint) and not table.is_view:
+            schema = exp.Schema(expressions=[e.copy() for e in action.expressions])
+            added = table_constraints(
+                schema, table.db, table.name, table.columns, table.partition_keys,
+                external=table.is_external, current_db=ctx.current_db,
+            )
+            ctx.catalog.add_constraints(table.db, table.name, added)
+        elif isinstance(action, exp.Drop) and str(action.args.get("kind") or "").upper() == "CONSTRAINT":
+            for dropped in action.args.get("tables") or []:
+                ctx.catalog.drop_constraint(table.db, table.name, dropped.name)
         elif isinstance(action, exp.AddPartition):
             add_partition(ctx, table, action)
         elif isinstance(action, exp.DropPartition):

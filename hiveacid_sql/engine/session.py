@@ -178,8 +178,8 @@ class Session(TableApi):
         if dry_run:
             return statements.dry_run(self.ctx, statement)
         if isinstance(tree, exp.Transaction | exp.Commit | exp.Rollback):
-            {exp.Transaction: self.begin, exp.Commit: self.commit, exp.Rollback: self.rollback}[type(tree)]()
-            return self.spark.createDataFrame([], "result string")
+            run = {exp.Transaction: self.begin, exp.Commit: self.commit, exp.Rollback: self.rollback}[type(tree)]
+            return statements.reported(self.ctx, statement, run)
         handler = statements.HANDLERS.get(type(tree))
         if handler is None:
             raise UnsupportedStatementError(
@@ -187,8 +187,7 @@ class Session(TableApi):
                 statement.line,
                 statement.col,
             )
-        result = handler(self.ctx, statement)
-        return result if result is not None else self.spark.createDataFrame([], "result string")
+        return statements.reported(self.ctx, statement, lambda: handler(self.ctx, statement))
 
     def run_statement_tree(self, tree: exp.Expr) -> statements.Result | None:
         """Run a statement built in code (e.g. the INSERT half of CREATE TABLE AS SELECT)."""

@@ -8,6 +8,7 @@ kind: a node in ``sql/`` (parser), a plan in ``plan/`` if it reads or writes tab
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeAlias, cast
 
@@ -21,20 +22,32 @@ from hiveacid_sql.engine.writes import DmlRunner
 from hiveacid_sql.errors import PlanError, TxnStateError, UnsupportedStatementError
 from hiveacid_sql.exec.dryrun import dry_run_frame
 from hiveacid_sql.exec.session import hive_value_semantics
-from hiveacid_sql.results import DmlResult
+from hiveacid_sql.results import DmlResult, StatementResult
 from hiveacid_sql.settings import STRICT_CASTS
 from hiveacid_sql.sql import nodes
 from hiveacid_sql.sql.parse import Statement
-from hiveacid_sql.sql.tree import is_query, where_is
+from hiveacid_sql.sql.tree import is_query, statement_kind, where_is
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-Result: TypeAlias = "DataFrame | DmlResult"
+Result: TypeAlias = "DataFrame | DmlResult | StatementResult"
 Handler = Callable[[StatementContext, Statement], "Result | None"]
 
 #: Statements a dry run (``dry_run=True``, ``EXPLAIN ANALYZE``) answers with the rows they would change.
 DRY_RUN_TYPES = (exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.TruncateTable)
+
+
+def reported(ctx: StatementContext, st: Statement, run: Callable[[], Result | None]) -> Result:
+    """Run a statement's work; its result, or for a statement without rows (DDL, SET, USE, BEGIN ..) a
+    :class:`StatementResult`: its kind and object, OK and its time."""
+    started = time.monotonic()
+    result = run()
+    if result is not None:
+        return result
+    kind, target = statement_kind(st)
+    elapsed = int((time.monotonic() - started) * 1000)
+    return StatementResult(kind, target, execution_time_ms=elapsed, _spark=ctx.spark)
 
 
 def dml_statement(ctx: StatementContext, st: Statement) -> DmlResult:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from sqlglot import exp
 
 from hiveacid_sql.engine.merge_builder import MergeBuilder
+from hiveacid_sql.engine.streaming import StreamingApi
 from hiveacid_sql.errors import HiveAcidError, PlanError
 from hiveacid_sql.exec.binder import acid_files
 from hiveacid_sql.exec.expressions import (
@@ -246,8 +247,9 @@ class AcidTable:
         return result
 
 
-class TableApi(_Api):
-    """The Session's DataFrame methods (a mixin, so the Session module stays the dispatch)."""
+class TableApi(_Api, StreamingApi):
+    """The Session's DataFrame methods, and the streaming ones (:class:`StreamingApi`): mixins, so the Session
+    module stays the dispatch."""
 
     def _table_def(self, name: str) -> TableDef | None:
         db, table = self._split(name)

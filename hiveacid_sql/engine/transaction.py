@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import getpass
 import socket
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from hiveacid_sql.acid.listing import filesystem_for, find_directories
@@ -60,12 +60,17 @@ class TableWrites:
 _LOCK_RANK = {SHARED_READ: 0, SHARED_WRITE: 1, EXCLUSIVE: 2}
 
 
-def lock_components(plan: Plan) -> list[LockComponent]:
+def lock_components(plan: Plan, target_partitions: Sequence[str] | None = None) -> list[LockComponent]:
     """Hive 3.1's locks for a statement (``AcidUtils.makeLockComponents``), one per table, the strongest
     where a table is both read and written: reads SHARED_READ; INSERT into an ACID table SHARED_READ;
     UPDATE / DELETE / MERGE SHARED_WRITE; INSERT OVERWRITE (``hive.txn.xlock.iow``) and TRUNCATE EXCLUSIVE.
-    Tables are locked whole (no partition locks)."""
+
+    ``target_partitions``: the partitions the statement can write, when known before it runs (an UPDATE,
+    DELETE or MERGE without INSERT clauses whose predicate prunes the target's partitions): then the target
+    takes SHARED_WRITE on each of them and SHARED_READ on the table (which keeps DDL and INSERT OVERWRITE's
+    EXCLUSIVE out), so writers of other partitions do not wait. None: the target is locked whole."""
     wanted: dict[tuple[str, str], str] = {}
+    partition_locks: list[LockComponent] = []
 
     def want(table: TableDef, lock_type: str) -> None:
         key = (table.db, table.name)
@@ -74,9 +79,17 @@ def lock_components(plan: Plan) -> list[LockComponent]:
 
     for table in plan.reads.tables:
         want(table, SHARED_READ)
-    if plan.target is not None and plan.target_lock is not None:
-        want(plan.target, plan.target_lock)
-    return [LockComponent(db, table, None, lock_type) for (db, table), lock_type in sorted(wanted.items())]
+    target = plan.target
+    if target is not None and plan.target_lock is not None:
+        if target_partitions is not None:
+            want(target, SHARED_READ)
+            partition_locks = [
+                LockComponent(target.db, target.name, p, plan.target_lock) for p in sorted(set(target_partitions))
+            ]
+        else:
+            want(target, plan.target_lock)
+    whole = [LockComponent(db, table, None, lock_type) for (db, table), lock_type in sorted(wanted.items())]
+    return whole + partition_locks
 
 
 class Transaction:

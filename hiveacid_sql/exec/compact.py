@@ -37,7 +37,7 @@ from hiveacid_sql.acid.names import COMPACTED_METADATA, METADATA_FILE
 from hiveacid_sql.acid.orc_footer import read_footer
 from hiveacid_sql.acid.scan_files import is_event_file, original_slices
 from hiveacid_sql.acid.writeids import ValidWriteIdList
-from hiveacid_sql.errors import ExecutionError
+from hiveacid_sql.errors import CompactionError, ExecutionError
 from hiveacid_sql.exec.columns import to_table_type
 from hiveacid_sql.exec.events import bucket_id_of
 from hiveacid_sql.exec.scan import (
@@ -205,6 +205,12 @@ def minor_frame(
     ``tasks_read``: the location's URI when Python tasks read the inputs (:func:`read_inputs_task`)."""
     files = plan.state.delta_files
     inserts = [join_path(root, f.path) for d in plan.deltas for f in files.get(d.name, ())]
+    raw = [p for p in inserts if (f := read_footer(fs, p)).num_rows and not is_event_file(f)]
+    if raw:  # an insert-only table converted to full ACID: its plain deltas are merged by a major compaction
+        raise CompactionError(
+            f"Minor compaction cannot merge plain (insert-only) delta files such as {raw[0]}: "
+            "compact the table with ALTER TABLE .. COMPACT 'major'"
+        )
     deletes = [join_path(root, f.path) for d in plan.delete_deltas for f in files.get(d.name, ())]
     frames = []
     if tasks_read:

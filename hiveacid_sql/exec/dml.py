@@ -163,7 +163,10 @@ def _write_merge(
     binder: Binder, plan: MergePlan, classified: DataFrame, sink: TableSink, statement_ids: list[int], settings: Settings
 ) -> _Leg:
     files, merge = write_merge(plan, classified, statement_ids, sink, settings)
-    return files, "u", _merge_counts(merge)
+    # Hive's write type: a MERGE that updates is an update; one that only deletes (and inserts) a delete,
+    # so it does not conflict with another delete (D/D)
+    operation = "u" if any(c.action == "update" for c in plan.clauses) else "d"
+    return files, operation, _merge_counts(merge)
 
 
 #: The executor's dispatch by plan class: the one place that knows which writer a plan's rows go through.

@@ -13,7 +13,9 @@ import posixpath
 import uuid
 from collections.abc import Mapping, Sequence
 
+import pyarrow as pa
 import pyarrow.fs as pafs
+import pyarrow.parquet as pq
 import pyorc
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -41,7 +43,17 @@ _SPARK_TYPE_ATTRIBUTE = "spark.sql.catalyst.type"
 
 # Parquet: proleptic days and micros as they are (Spark's default, pinned against a session's LEGACY).
 _PARQUET_READ = {"datetimeRebaseMode": "CORRECTED", "int96RebaseMode": "CORRECTED"}
-_PARQUET_LEGACY = "spark.sql.parquet.writeLegacyFormat"
+#: Parquet as Hive 3.1 writes and reads it. Spark takes these from the session's conf only (a writer option is
+#: overridden), so they are set around each write and put back after it:
+#: * decimals as fixed-length binary, lists and maps in Hive's layout (``writeLegacyFormat``): Spark's default
+#:   (decimals as INT32/INT64) is unreadable to Hive 3.1's ParquetHiveSerDe;
+#: * timestamps as INT96 (Hive's ``ParquetHiveSerDe`` writes and reads only that; Spark's default INT64
+#:   ``TIMESTAMP_MICROS`` fails there), the wall clock stored as its UTC instant, proleptic (no rebase).
+_PARQUET_WRITE_CONF = {
+    "spark.sql.parquet.writeLegacyFormat": "true",
+    "spark.sql.parquet.outputTimestampType": "INT96",
+    "spark.sql.parquet.int96RebaseModeInWrite": "CORRECTED",
+}
 
 
 def _format(table: TableDef) -> str:
@@ -116,6 +128,44 @@ def _read_orc_temporal(
     return union_all(frames) if frames else spark.createDataFrame([], schema)
 
 
+def _has_timestamp(t: HiveType) -> bool:
+    return t.name == "timestamp" or any(_has_timestamp(c[1] if isinstance(c, tuple) else c) for c in t.children)
+
+
+def _int96(fs: pafs.FileSystem, path: str) -> bool:
+    """Whether this Parquet file stores timestamps as INT96 (Hive's and ours since they are written as Hive's;
+    earlier files of ours hold Spark's INT64 TIMESTAMP_NTZ)."""
+    try:
+        with fs.open_input_file(path) as f:
+            schema = pq.ParquetFile(f).metadata.schema
+            return any(schema.column(i).physical_type == "INT96" for i in range(len(schema)))
+    except (OSError, pa.ArrowException) as exc:
+        raise AcidFormatError(f"cannot read Parquet file {path}: {exc}") from exc
+
+
+def _read_parquet_timestamps(
+    spark: SparkSession, location: str, columns: list[tuple[str, HiveType]], paths: list[str] | None = None
+) -> DataFrame:
+    """A Parquet table with timestamp columns, file group by file group: INT96 files (Hive's, and ours) are
+    read with their timestamps as Spark TIMESTAMP (the UTC instant) and turned into the wall clock, as the
+    ORC path does; files holding Spark's TIMESTAMP_NTZ are read as they are. A table may hold both."""
+    schema = spark_schema(columns)
+    fs, _ = filesystem_for(location)
+    groups: dict[bool, list[str]] = {}
+    files = _orc_files(location) if paths is None else [(p, p) for p in paths]
+    for path, spark_path in files:
+        groups.setdefault(_int96(fs, path), []).append(spark_path)
+    frames = []
+    for int96, group in sorted(groups.items()):
+        if not int96:
+            frames.append(spark.read.options(**_PARQUET_READ).schema(schema).parquet(*group))
+            continue
+        physical = T.StructType([T.StructField(n, to_spark_type(t, physical=True), True) for n, t in columns])
+        df = spark.read.options(**_PARQUET_READ).schema(physical).parquet(*group)
+        frames.append(df.select(*[to_table_type(F.col(n), t, t).alias(n) for n, t in columns]))
+    return union_all(frames) if frames else spark.createDataFrame([], schema)
+
+
 def _has_temporal(t: HiveType) -> bool:
     if t.name in ("date", "timestamp"):
         return True
@@ -165,6 +215,8 @@ def _read_location(
         )
     if fmt == "orc" and any(_has_temporal(t) for _, t in columns):
         return _read_orc_temporal(spark, location, columns, paths)
+    if fmt == "parquet" and any(_has_timestamp(t) for _, t in columns):
+        return _read_parquet_timestamps(spark, location, columns, paths)
     reader = spark.read.format(fmt).schema(schema).options(**(_PARQUET_READ if fmt == "parquet" else {}))
     try:
         return reader.load(location if paths is None else paths)
@@ -193,25 +245,26 @@ def _write_files(df: DataFrame, table: TableDef, location: str, *, mode: str, pa
     if fmt == "orc":
         df = _ntz_as_instants(refuse_unstorable_values(df))
         options = PROLEPTIC_WRITE
+    elif fmt == "parquet":
+        df = _ntz_as_instants(df)  # written as INT96 instants (below), Hive's Parquet timestamps
     writer = df.write.format(fmt).options(**options).mode(mode)
     if partition_by is not None:
         writer = writer.partitionBy(partition_by)
     if fmt != "parquet":
         writer.save(location)
         return
-    # Parquet as Hive writes it: decimals as fixed-length binary, lists and maps in Hive's layout. Spark's
-    # default (decimals as INT32/INT64) is unreadable to Hive 3.1's ParquetHiveSerDe. Spark takes this from
-    # the session's conf only (a writer option is overridden), so it is set around the write.
     spark = df.sparkSession
-    previous = spark.conf.get(_PARQUET_LEGACY, None)
-    spark.conf.set(_PARQUET_LEGACY, "true")
+    previous = {key: spark.conf.get(key, None) for key in _PARQUET_WRITE_CONF}
+    for key, value in _PARQUET_WRITE_CONF.items():
+        spark.conf.set(key, value)
     try:
         writer.save(location)
     finally:
-        if previous is None:
-            spark.conf.unset(_PARQUET_LEGACY)
-        else:
-            spark.conf.set(_PARQUET_LEGACY, previous)
+        for key, old in previous.items():
+            if old is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, old)
 
 
 #: The column holding each row's Hive partition directory name while a partitioned plain table is written.

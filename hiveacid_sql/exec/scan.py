@@ -33,8 +33,15 @@ from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.acid.orc_footer import OrcFooter, read_footer
 from hiveacid_sql.acid.partitions import DEFAULT_PARTITION_NAME, escape_path_name
 from hiveacid_sql.acid.scan_files import DirFiles as DirFiles
+from hiveacid_sql.acid.scan_files import (
+    OriginalSlice,
+    group_by_schema,
+    is_event_file,
+    original_slices,
+    raw_slices,
+    row_fields,
+)
 from hiveacid_sql.acid.scan_files import ScanFiles as ScanFiles
-from hiveacid_sql.acid.scan_files import group_by_schema, is_event_file, original_slices, row_fields
 from hiveacid_sql.acid.scan_files import join_path as join_path
 from hiveacid_sql.acid.scan_files import snapshot_files as snapshot_files
 from hiveacid_sql.acid.writeids import ValidWriteIdList
@@ -166,14 +173,21 @@ def _originals_frame(
     table_columns: Sequence[tuple[str, HiveType]],
 ) -> DataFrame | None:
     """Original files with Hive's synthetic row ids (:func:`original_slices`), read in Python tasks."""
-    jobs = [(o.path, o.bucket, o.start, o.part_dir) for o in original_slices(dirs, {p: f.num_rows for p, f in footers.items()})]
+    return _slices_frame(spark, fs_uri, original_slices(dirs, {p: f.num_rows for p, f in footers.items()}), table_columns)
+
+
+def _slices_frame(
+    spark: SparkSession, fs_uri: str, slices: Sequence[OriginalSlice], table_columns: Sequence[tuple[str, HiveType]]
+) -> DataFrame | None:
+    """Plain files read with given synthetic row ids, in Python tasks (originals and raw base/delta files)."""
+    jobs = [(o.path, o.bucket, o.start, o.part_dir, o.write_id) for o in slices]
     if not jobs:
         return None
     from hiveacid_sql.exec.tasks import read_originals_task
 
     out_schema = frame_schema(table_columns)
     col_types = [(n, t.to_string()) for n, t in table_columns]
-    job_df = spark.createDataFrame(jobs, "path string, bucket int, start long, part_dir string").repartition(
+    job_df = spark.createDataFrame(jobs, "path string, bucket int, start long, part_dir string, write_id long").repartition(
         min(len(jobs), 64)
     )
     return job_df.mapInArrow(read_originals_task(fs_uri, col_types, out_schema), out_schema)
@@ -195,10 +209,20 @@ def scan_table(
     """
     keys = [n for n, _ in partition_columns]
     data_footers = [read_footer(fs, p) for p in files.data_files]
+    # plain files in base/delta directories (an insert-only table converted to full ACID): Hive's raw files
+    raw = [f for f in data_footers if f.num_rows and not is_event_file(f)]
+    raw_paths = {f.path for f in raw}
+    data_footers = [f for f in data_footers if f.path not in raw_paths]
     frames = [
         _insert_frame(spark, group, table_columns, keys, write_ids)
         for group in group_by_schema(data_footers).values()
     ]
+    if raw:
+        counts = {f.path: f.num_rows for f in raw}
+        slices = [s for d in files.dirs for s in raw_slices(d, {p: counts[p] for p in d.data_files if p in counts})]
+        raw_frame = _slices_frame(spark, fs_uri, slices, table_columns)
+        if raw_frame is not None:
+            frames.append(raw_frame)
     if files.original_files:
         orig_footers = [read_footer(fs, p) for p in files.original_files]
         # A file in an original's place that already holds ACID events (files copied in by hand, IMPALA-10115)

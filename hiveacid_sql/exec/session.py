@@ -37,6 +37,10 @@ DEFAULT_CONF: dict[str, str] = {
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.sql.orc.filterPushdown": "true",
     "spark.sql.ansi.enabled": "false",  # Hive's value semantics (see the module docstring)
+    # A snapshot names its event files one by one; past this many paths Spark lists them with a Spark job
+    # of its own (32 by default), which cost a job and seconds per statement once a table had many small
+    # deltas. Listing named files on the driver is a stat per file.
+    "spark.sql.sources.parallelPartitionDiscovery.threshold": "100000",
 }
 
 _ANSI = "spark.sql.ansi.enabled"

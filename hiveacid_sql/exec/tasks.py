@@ -302,7 +302,7 @@ def read_originals_task(fs_uri: str, columns: Sequence[tuple[str, str]], out_sch
         table_columns = [(n, parse_hive_type(t)) for n, t in columns]
         for job in batches:
             for item in job.to_pylist():
-                piece = OriginalSlice(item["path"], item["bucket"], item["start"], item["part_dir"])
+                piece = OriginalSlice(item["path"], item["bucket"], item["start"], item["part_dir"], item["write_id"])
                 rows = original_rows(fs, piece, table_columns)
                 part_dir = pa.repeat(pa.scalar(piece.part_dir, pa.string()), rows.num_rows)
                 out = pa.Table.from_arrays([part_dir, *rows.columns], names=arrow_schema.names).cast(arrow_schema)

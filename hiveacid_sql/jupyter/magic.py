@@ -27,7 +27,7 @@ from traitlets import Dict, Integer, Unicode
 from hiveacid_sql.errors import HiveAcidError
 from hiveacid_sql.jupyter.display import DmlReport, QueryResult
 from hiveacid_sql.jupyter.params import paste, substitute
-from hiveacid_sql.results import DmlResult
+from hiveacid_sql.results import DmlResult, StatementResult
 
 #: option -> (destination, takes a value)
 _OPTIONS = {
@@ -172,7 +172,6 @@ class AcidMagic(Magics):
 
     def _run(self, sql: str, opts: dict[str, Any]) -> Any:
         from hiveacid_sql.sql.parse import parse
-        from hiveacid_sql.sql.tree import is_query
 
         statements = parse(sql)  # the whole cell parses before anything runs
         acid = self.connection
@@ -186,7 +185,7 @@ class AcidMagic(Magics):
                     shown = DmlReport(result)
                 else:
                     print(result)
-            elif last and result is not None and (is_query(statement.tree) or result.columns != ["result"]):
+            elif last and result is not None and not isinstance(result, StatementResult):
                 limit = opts.get("limit", self.limit)
                 shown = QueryResult.collect(result, limit)
             elif last:

@@ -52,6 +52,13 @@ class Plan:
     static_partitions: tuple[tuple[str, exp.Expr], ...] = ()
 
     @property
+    def writes_partitions_read(self) -> bool:
+        """The statement writes only in target partitions it reads (those ``reads.target_pruning`` keeps):
+        UPDATE and DELETE, MERGE without INSERT clauses, unless a partition column is assigned. Such a statement
+        can lock just those partitions; one that may write anywhere else locks the whole table."""
+        return False
+
+    @property
     def writes_one_partition(self) -> bool:
         """The PARTITION spec gives every partition column of the target a value: the statement writes one
         partition directory, known before any row is read (and replaced by INSERT OVERWRITE even if no row
@@ -162,6 +169,10 @@ class UpdatePlan(Plan):
     target_lock = SHARED_WRITE
 
     @property
+    def writes_partitions_read(self) -> bool:
+        return not self.moves_partitions
+
+    @property
     def query(self) -> exp.Select:
         return self.source
 
@@ -192,6 +203,7 @@ class DeletePlan(Plan):
 
     statement = "DELETE"
     target_lock = SHARED_WRITE
+    writes_partitions_read = True
 
     @property
     def query(self) -> exp.Select:
@@ -255,6 +267,10 @@ class MergePlan(Plan):
     statement = "MERGE"
     description = "MERGE (each clause its own statement id)"
     target_lock = SHARED_WRITE
+
+    @property
+    def writes_partitions_read(self) -> bool:
+        return not self.moves_partitions and all(c.action != "insert" for c in self.clauses)
 
     @property
     def query(self) -> exp.Select:

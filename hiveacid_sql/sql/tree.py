@@ -8,6 +8,8 @@ where tables hang in a tree; nothing here reads the catalog.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlglot import exp
 
 from hiveacid_sql.errors import PlanError
@@ -102,3 +104,35 @@ def literal_text(node: exp.Expr | None) -> str | None:
     if isinstance(node, exp.Literal):
         return str(node.this)
     return node.name if hasattr(node, "name") and node.name else node.sql(dialect="hive").strip("'\"")
+
+
+#: words after CREATE / DROP / ALTER that qualify the kind of object, kept in a statement's kind
+_KIND_WORDS = {"OR", "REPLACE", "EXTERNAL", "TEMPORARY", "TRANSACTIONAL", "MATERIALIZED"}
+_OBJECT_WORDS = {"TABLE", "VIEW", "DATABASE", "SCHEMA", "INDEX", "FUNCTION", "MACRO", "ROLE"}
+
+
+def statement_kind(statement: Any) -> tuple[str, str | None]:
+    """A statement's kind as its leading keywords (``CREATE TABLE``, ``DROP VIEW``, ``SET``, ``BEGIN``) and the
+    object it names as written (``db.t``; None when it names none), for a statement's one-line report."""
+    words = statement.text.split()
+    if not words:
+        return "", None
+    first = words[0].upper()
+    kind = [first]
+    rest = words[1:]
+    if first in ("CREATE", "DROP", "ALTER", "TRUNCATE", "MSCK"):
+        while rest and rest[0].upper() in _KIND_WORDS | _OBJECT_WORDS:
+            kind.append(rest[0].upper())
+            done = rest[0].upper() in _OBJECT_WORDS
+            rest = rest[1:]
+            if done:
+                break
+        if rest and rest[0].upper() == "IF":  # IF [NOT] EXISTS
+            rest = rest[2:] if len(rest) > 1 and rest[1].upper() == "EXISTS" else rest[3:]
+        target = rest[0].split("(")[0].rstrip(";").replace("`", "") if rest else None
+        return " ".join(kind), target or None
+    if first == "USE" and rest:
+        return first, rest[0].rstrip(";").replace("`", "")
+    if first == "START" and rest:
+        return "START TRANSACTION", None
+    return first, None

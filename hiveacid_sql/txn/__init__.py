@@ -8,7 +8,7 @@ The value types (:class:`Snapshot`, :class:`TableDef`, ...) are plain frozen dat
 from hiveacid_sql.txn.catalog import Catalog
 from hiveacid_sql.txn.schema import SCHEMA_VERSION
 from hiveacid_sql.txn.snapshot import NO_MIN_OPEN, Snapshot, TableWriteIds, ValidTxnList
-from hiveacid_sql.txn.store import TableCommit, TxnState, TxnStore
+from hiveacid_sql.txn.store import TableCommit, TxnKeyValue, TxnState, TxnStore
 from hiveacid_sql.txn.tabledef import Column, ConstraintDef, PartitionDef, TableDef
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "ConstraintDef",
     "Snapshot",
     "TableCommit",
+    "TxnKeyValue",
     "TableDef",
     "TableWriteIds",
     "TxnState",

@@ -300,6 +300,44 @@ class Catalog:
 
         return self._db.run_write(run)
 
+    def add_constraints(self, db: str, name: str, constraints: Iterable[ConstraintDef]) -> TableDef:
+        """ALTER TABLE ADD CONSTRAINT: rows in ``KEY_CONSTRAINTS`` as CREATE TABLE writes them."""
+        db, name = db.strip().lower(), name.strip().lower()
+        new = tuple(constraints)
+
+        def run(conn: Connection) -> TableDef:
+            row = _tbl_row(conn, db, name, lock=True)
+            if row is None:
+                raise _table_not_found(db, name)
+            td = _load(conn, db, row)
+            if any(c.kind == "primary_key" for c in new) and any(c.kind == "primary_key" for c in td.constraints):
+                raise CatalogError(f" Primary key already exists for: hive.{db}.{name}")
+            _insert_constraints(conn, row["TBL_ID"], row["CD_ID"], dataclasses.replace(td, constraints=new))
+            _touch(conn, row["TBL_ID"])
+            return _load(conn, db, row)
+
+        return self._db.run_write(run)
+
+    def drop_constraint(self, db: str, name: str, constraint: str) -> TableDef:
+        """ALTER TABLE DROP CONSTRAINT: the table's constraint of that name (its own or its foreign key)."""
+        db, name, constraint = db.strip().lower(), name.strip().lower(), constraint.strip().lower()
+
+        def run(conn: Connection) -> TableDef:
+            row = _tbl_row(conn, db, name, lock=True)
+            if row is None:
+                raise _table_not_found(db, name)
+            kc = hive31.KEY_CONSTRAINTS.c
+            mine = sa.or_(kc.PARENT_TBL_ID == row["TBL_ID"], kc.CHILD_TBL_ID == row["TBL_ID"])
+            gone = conn.execute(sa.delete(hive31.KEY_CONSTRAINTS).where(kc.CONSTRAINT_NAME == constraint, mine)).rowcount
+            if not gone:
+                raise CatalogError(
+                    f"The constraint: {constraint} does not exist for the associated table: {db}.{name}"
+                )
+            _touch(conn, row["TBL_ID"])
+            return _load(conn, db, row)
+
+        return self._db.run_write(run)
+
     def set_table_params(self, db: str, name: str, params: dict[str, str]) -> TableDef:
         """ALTER TABLE SET TBLPROPERTIES, refusing to turn an ACID table back into a plain one."""
         return self._alter_params(db, name, lambda td: rules.merge_params(td, params))
@@ -439,6 +477,28 @@ def register_partitions(
         added[part] = pairs
     _insert_partitions(conn, row, added, write_id, locations or {})
     return list(added)
+
+
+#: Hive's ``TxnStore.TXN_KEY_START``: a key committed with a transaction (``commitTxn``'s key/value) must
+#: start with it, so it can never overwrite a table property a user or Hive set.
+TXN_KEY_START = "_meta"
+
+
+def set_txn_key_value(conn: Connection, db: str, name: str, key: str, value: str) -> None:
+    """Store ``key`` = ``value`` in the table's ``TABLE_PARAMS`` inside the caller's database transaction (the
+    store's commit), as Hive's ``updateKeyValueAssociatedWithTxn`` does. Hive updates a row the caller
+    created beforehand and fails otherwise; here a missing row is inserted, so no set-up step is needed."""
+    if not key.startswith(TXN_KEY_START):
+        raise CatalogError(f"key should start with {TXN_KEY_START}: {key!r}")
+    row = _tbl_row(conn, db.strip().lower(), name.strip().lower(), lock=True)
+    if row is None:
+        raise _table_not_found(db, name)
+    tp = s.TABLE_PARAMS.c
+    done = conn.execute(
+        sa.update(s.TABLE_PARAMS).where(tp.TBL_ID == row["TBL_ID"], tp.PARAM_KEY == key).values(PARAM_VALUE=value)
+    )
+    if done.rowcount == 0:
+        conn.execute(sa.insert(s.TABLE_PARAMS).values(TBL_ID=row["TBL_ID"], PARAM_KEY=key, PARAM_VALUE=value))
 
 
 # ---------------------------------------------------------------------- row helpers

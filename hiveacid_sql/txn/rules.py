@@ -181,9 +181,15 @@ def merge_params(td: TableDef, changes: dict[str, str]) -> dict[str, str]:
             raise CatalogError(
                 f"TBLPROPERTIES with 'transactional'='true' cannot be unset: {td.qualified_name}"
             )
-        if TRANSACTIONAL_PROPERTIES in changes and changes[TRANSACTIONAL_PROPERTIES] != td.params.get(
-            TRANSACTIONAL_PROPERTIES
-        ):
+        old_props = td.params.get(TRANSACTIONAL_PROPERTIES)
+        new_props = changes.get(TRANSACTIONAL_PROPERTIES, old_props)
+        if td.is_insert_only and (new_props or "").lower() == "default":
+            # Hive 4: an insert-only table becomes full ACID; its plain files are read as Hive reads "raw"
+            # base/delta files (synthetic row ids), so only ORC qualifies (TransactionalValidationListener).
+            _check_acid_allowed(td, td.storage_format, td.table_type)
+            merged[TRANSACTIONAL_PROPERTIES] = "default"
+            return merged
+        if TRANSACTIONAL_PROPERTIES in changes and changes[TRANSACTIONAL_PROPERTIES] != old_props:
             raise CatalogError(
                 "TBLPROPERTIES with 'transactional_properties' cannot be altered after the table is "
                 f"created: {td.qualified_name}"

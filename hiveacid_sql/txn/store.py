@@ -24,7 +24,7 @@ from hiveacid_sql.errors import TxnAbortedError, TxnError, WriteConflictError
 from hiveacid_sql.txn import housekeeping
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.bootstrap import DEFAULT_DB_LOCATION, ensure_schema
-from hiveacid_sql.txn.catalog import Catalog, register_partitions
+from hiveacid_sql.txn.catalog import Catalog, register_partitions, set_txn_key_value
 from hiveacid_sql.txn.db import Db, RetryTxn, make_engine, next_counter, peek_counter, store_error
 from hiveacid_sql.txn.history import HistoryEntry, WriteRecord, adopted_records, insert_records, read_history
 from hiveacid_sql.txn.locks import LockManager
@@ -47,6 +47,20 @@ class TableCommit:
     write_id: int
     partitions: Mapping[str | None, str]
     new_partitions: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class TxnKeyValue:
+    """A key/value a commit stores in its table's ``TABLE_PARAMS`` atomically with the commit (Hive 3's
+    ``CommitTxnRequest.keyValue``): a streaming source keeps its offsets this way. The key starts with
+    ``_meta``."""
+
+    db: str
+    table: str
+    key: str
+    value: str
+
+
 OPEN, ABORTED = "o", "a"
 WRITE_OPERATIONS = frozenset({"i", "u", "d"})
 _STATE_NAMES: dict[str, TxnState] = {OPEN: "open", ABORTED: "aborted"}
@@ -131,6 +145,47 @@ class TxnStore:
 
         return self._db.run_write(run)
 
+    def open_txn_batch(
+        self, count: int, db: str, table: str, user: str, host: str, agent_info: str = "hiveacid-sql"
+    ) -> list[tuple[int, int]]:
+        """Open ``count`` transactions and allocate each a write id of ``db.table``, in one database
+        transaction: ``[(txn_id, write_id), ...]`` with consecutive write ids (Hive streaming's
+        ``openTxns`` + ``allocateTableWriteIds`` for a transaction batch). Consecutive matters: the batch
+        writes one ``delta_<first>_<last>`` directory, and a write id of another writer inside that range
+        would have its own delta hidden as covered by the wider one."""
+        if count < 1:
+            raise TxnError(f"A transaction batch needs at least one transaction, not {count}")
+        db, table = _key(db, table)
+
+        def run(conn: Connection) -> list[tuple[int, int]]:
+            out = []
+            now = _now_ms()
+            for _ in range(count):
+                txn_id = next_counter(conn, s.NEXT_TXN_ID.c.NTXN_NEXT)
+                conn.execute(
+                    _Q.insert_txn,
+                    {
+                        "TXN_ID": txn_id, "TXN_STATE": OPEN, "TXN_STARTED": now, "TXN_LAST_HEARTBEAT": now,
+                        "TXN_USER": user[:128], "TXN_HOST": host[:128], "TXN_AGENT_INFO": agent_info[:128],
+                        "TXN_HEARTBEAT_COUNT": 0, "TXN_TYPE": 0,
+                    },
+                )
+                conn.execute(_Q.insert_min_history, {"txn_id": txn_id})
+                write_id = _next_write_id(conn, db, table)
+                conn.execute(
+                    _Q.insert_t2w,
+                    {"T2W_TXNID": txn_id, "T2W_DATABASE": db, "T2W_TABLE": table, "T2W_WRITEID": write_id},
+                )
+                out.append((txn_id, write_id))
+            return out
+
+        return self._db.run_write(run)
+
+    def txn_key_value(self, db: str, table: str, key: str) -> str | None:
+        """The value last committed for ``key`` with a :class:`TxnKeyValue` (None if never)."""
+        db, table = _key(db, table)
+        return self.catalog.get_table(db, table).params.get(key)
+
     def allocate_write_id(self, txn_id: int, db: str, table: str) -> int:
         """The write id of ``txn_id`` for ``db.table``: allocated once, the same id on every later call."""
         db, table = _key(db, table)
@@ -176,6 +231,7 @@ class TxnStore:
         seen: ValidTxnList | None = None,
         history: Sequence[WriteRecord] = (),
         writes: Sequence[TableCommit] = (),
+        key_value: TxnKeyValue | None = None,
     ) -> None:
         """Commit: components move to COMPLETED_TXN_COMPONENTS and the TXNS row is deleted.
 
@@ -196,6 +252,9 @@ class TxnStore:
         locks, or pinned it at BEGIN). Then only writers *not committed in it* conflict, so a statement
         that waited for a writer's lock and then read that writer's commit is not aborted for it.
         Without it, Hive's rule: every writer that committed after this transaction opened.
+
+        ``key_value``: stored in its table's parameters in the same database transaction (Hive 3's
+        ``commitTxn`` with a key/value), so it changes exactly when the commit happens.
         """
 
         def run(conn: Connection) -> str | None:
@@ -220,6 +279,8 @@ class TxnStore:
                 conn.execute(sa.delete(s.MIN_HISTORY_LEVEL).where(s.MIN_HISTORY_LEVEL.c.MHL_TXNID == txn_id))
                 return conflict
             insert_records(conn, txn_id, history, _now_ms())
+            if key_value is not None:
+                set_txn_key_value(conn, key_value.db, key_value.table, key_value.key, key_value.value)
             if comps:
                 update_delete = "Y" if any(c["TC_OPERATION_TYPE"] in ("u", "d") for c in comps) else "N"
                 now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)

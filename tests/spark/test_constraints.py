@@ -223,3 +223,20 @@ def test_bad_constraints_refused_in_one_line(acid, ddl: str, message: str) -> No
     assert message in str(err.value)
     assert "\n" not in str(err.value)
     assert "bad" not in [r[0] for r in _rows(acid, "SHOW TABLES")]
+
+
+def test_alter_table_drop_and_add_constraint(acid) -> None:
+    """default_constraint.q's ALTER part: after DROP CONSTRAINT tinyint_constraint, `a` has no default any more
+    (q.out: NULL 456 2147483647 ..); ADD CONSTRAINT uk1 UNIQUE(a,b) DISABLE NOVALIDATE is shown by DESC."""
+    acid.sql(NUMERIC.replace("clustered by (a)", "clustered by (b)"))
+    acid.sql("ALTER TABLE numericDataType_n1 DROP CONSTRAINT tinyint_constraint")
+    acid.sql("INSERT INTO numericDataType_n1(b) values(456)")
+    row = _rows(acid, "SELECT * from numericDataType_n1")
+    assert [(a, b, c, d, e, str(f)) for a, b, c, d, e, f in row] == [
+        (None, 456, 2147483647, 9223372036854775807, 3.4e38, "1234567.89")
+    ]
+    acid.sql("ALTER TABLE numericDataType_n1 ADD CONSTRAINT uk1 UNIQUE(a,b) DISABLE NOVALIDATE")
+    desc = _rows(acid, "DESC FORMATTED numericDataType_n1")
+    assert ("Column Name:a", "Key Sequence:1", "") in desc and ("Column Name:b", "Key Sequence:2", "") in desc
+    with pytest.raises(HiveAcidError, match="The constraint: nope does not exist for the associated table"):
+        acid.sql("ALTER TABLE numericDataType_n1 DROP CONSTRAINT nope")

@@ -396,3 +396,23 @@ def test_read_table_reads_the_same_snapshot(acid, warehouse: Path, fmt: str) -> 
         acid.sql("ROLLBACK")
     with pytest.raises(HiveAcidError, match="no row ids"):
         hiveacid_sql.read_table("mm", warehouse=warehouse, row_id=True)
+
+
+def test_read_table_reads_textfile_tables_as_select(acid, warehouse: Path) -> None:
+    """read_table reads TEXTFILE tables (insert-only and plain, Hive's defaults or ROW FORMAT DELIMITED) by
+    LazySimpleSerDe's rules: NULL is the NULL text, '' stays '', fields by position; the same rows as SELECT."""
+    from hiveacid_sql.reader import read_table
+
+    acid.sql(f"CREATE TABLE tmm (i int, s string, d decimal(5,2), t timestamp) STORED AS TEXTFILE {MM}")
+    acid.sql("CREATE TABLE tcsv (i int, s string) ROW FORMAT DELIMITED FIELDS TERMINATED BY ',' "
+             "NULL DEFINED AS 'nil' STORED AS TEXTFILE")
+    for table in ("tmm", "tcsv"):
+        extra = ", 1.5, TIMESTAMP '2020-01-02 03:04:05'" if table == "tmm" else ""
+        none = ", NULL, NULL" if table == "tmm" else ""
+        acid.sql(f"INSERT INTO {table} VALUES (1, ''{extra}), (NULL, NULL{none}), (3, 'x y'{extra})")
+        expected = sorted((tuple(r) for r in acid.sql(f"SELECT * FROM {table}").collect()), key=str)
+        got = sorted((tuple(r.values()) for r in read_table(f"default.{table}", warehouse=warehouse).to_pylist()), key=str)
+        assert [tuple(str(v) if v is not None else None for v in r) for r in got] == [
+            tuple(str(v) if v is not None else None for v in r) for r in expected
+        ]
+        assert (None,) * (4 if table == "tmm" else 2) in got and any(r[1] == "" for r in got)

@@ -270,3 +270,98 @@ def test_a_reading_transaction_holds_off_drop_table(two):
         with pytest.raises(LockError):
             b.sql("DROP TABLE t")
     b.sql("DROP TABLE t")
+
+
+# ----------------------------------------------------------------------------- partitions, interleavings
+PARTITIONED = (
+    "CREATE TABLE pt (id int, name string) PARTITIONED BY (p int) STORED AS ORC TBLPROPERTIES ('transactional'='true')"
+)
+
+
+def _pt(acid) -> list[tuple]:
+    return [tuple(r) for r in acid.sql("SELECT p, id, name FROM pt ORDER BY p, id").collect()]
+
+
+@pytest.mark.parametrize("two", ["sqlite"], indirect=True)
+def test_writers_of_different_partitions_do_not_wait_and_an_unpruned_one_locks_the_table(two):
+    a, b, _ = two
+    a.sql(PARTITIONED)
+    a.sql("INSERT INTO pt VALUES (1, 'x', 1), (2, 'y', 2), (3, 'z', 3)")
+    a.begin()
+    ra = a.sql("UPDATE pt SET name = 'a' WHERE p = 1")
+    locks = [(r.lock_type, r.partition, r.transaction_id) for r in b.sql("SHOW LOCKS pt").collect()]
+    assert sorted(locks, key=str) == sorted(
+        [("SHARED_READ", None, ra.txn_id), ("SHARED_WRITE", "p=1", ra.txn_id)], key=str
+    )
+    rb = b.sql("DELETE FROM pt WHERE p = 2")  # another partition: granted at once, auto-committed
+    assert rb.num_deleted_rows == 1
+    b.sql("MERGE INTO pt t USING (SELECT 3 AS id) s ON t.id = s.id AND t.p = 3 WHEN MATCHED THEN UPDATE SET name = 'b'")
+    with pytest.raises(LockError, match=r"SHARED_WRITE on default\.pt/p=1, ACQUIRED, txnid:"):
+        b.sql("UPDATE pt SET name = 'c' WHERE p IN (1, 3)")  # overlaps a's partition
+    with pytest.raises(LockError, match=r"blocked by lockid:\S+ \(SHARED_WRITE on default\.pt/p=1"):
+        b.sql("DELETE FROM pt WHERE id = 1")  # no partition predicate: the whole table, which holds p=1
+    with pytest.raises(LockError):
+        b.sql("INSERT OVERWRITE TABLE pt PARTITION (p = 2) VALUES (9, 'o')")  # EXCLUSIVE on the table
+    assert b.sql("INSERT INTO pt VALUES (4, 'w', 4)").num_inserted_rows == 1  # SHARED_READ goes with all
+    a.commit()  # different partitions: no write conflict either
+    assert _pt(b) == [(1, 1, "a"), (3, 3, "b"), (4, 4, "w")]
+    assert b.sql("SHOW LOCKS").count() == 0
+
+
+# Hive's TestDbTxnManager2 write-set cases, stepped in one thread: both transactions open (the second reads, so
+# its snapshot is taken), the first writes and commits, then the second writes and commits. (first, second, the
+# second's conflict suffix or None). CI runs three; `--long` all.
+_R = [pytest.mark.release]
+INTERLEAVINGS = [
+    pytest.param("UPDATE pt SET name = 'a' WHERE p = 1", "UPDATE pt SET name = 'b' WHERE p = 1", "u/u", id="U-U", marks=_R),
+    pytest.param("DELETE FROM pt WHERE p = 1 AND id = 1", "UPDATE pt SET name = 'b' WHERE p = 1", "u/d", id="D-U"),
+    pytest.param("UPDATE pt SET name = 'a' WHERE p = 1", "DELETE FROM pt WHERE p = 1", "d/u", id="U-D", marks=_R),
+    pytest.param("DELETE FROM pt WHERE p = 1 AND id = 1", "DELETE FROM pt WHERE p = 1", None, id="D-D"),
+    pytest.param(
+        "UPDATE pt SET name = 'a' WHERE p = 1", "UPDATE pt SET name = 'b' WHERE p = 2", None, id="U-U-other-partition",
+        marks=_R,
+    ),
+    pytest.param("INSERT INTO pt VALUES (5, 'i', 1)", "UPDATE pt SET name = 'b' WHERE p = 1", None, id="I-U", marks=_R),
+    pytest.param("UPDATE pt SET name = 'a' WHERE p = 1", "INSERT INTO pt VALUES (5, 'i', 1)", None, id="U-I", marks=_R),
+    pytest.param(
+        "MERGE INTO pt t USING (SELECT 1 AS id) s ON t.id = s.id WHEN MATCHED THEN DELETE",
+        "UPDATE pt SET name = 'b' WHERE p = 1",
+        "u/d",
+        id="MERGE-delete-U",
+    ),
+    pytest.param(
+        "MERGE INTO pt t USING (SELECT 1 AS id) s ON t.id = s.id WHEN MATCHED THEN DELETE",
+        "DELETE FROM pt WHERE p = 1",
+        None,
+        id="MERGE-delete-D",
+        marks=_R,
+    ),
+]
+
+
+@pytest.mark.parametrize("two", ["sqlite"], indirect=True)
+@pytest.mark.parametrize(("first", "second", "conflict"), INTERLEAVINGS)
+def test_write_conflict_matrix_stepped_statement_by_statement(two, first, second, conflict):
+    a, b, _ = two
+    a.sql(PARTITIONED)
+    a.sql("INSERT INTO pt VALUES (1, 'x', 1), (2, 'y', 1), (3, 'z', 2)")
+    a.begin()
+    b.begin()
+    b.sql("SELECT count(*) FROM pt").collect()  # b's snapshot: before a's write
+    ra = a.sql(first)
+    a.commit()
+    expected_after_a = _pt(a)
+    rb = b.sql(second)
+    if conflict is None:
+        b.commit()
+        assert b.store.txn_state(rb.txn_id) == "committed"
+        return
+    with pytest.raises(TxnAbortedError) as err:
+        b.commit()
+    assert str(err.value) == (
+        f"Transaction manager has aborted the transaction txnid:{rb.txn_id}.  Reason: Aborting "
+        f"[txnid:{rb.txn_id},{rb.txn_id}] due to a write conflict on default/pt/p=1 committed by "
+        f"[txnid:{ra.txn_id},{rb.txn_id}] {conflict}"
+    )
+    assert not b.in_transaction
+    assert _pt(b) == expected_after_a  # the loser changed nothing

@@ -27,3 +27,20 @@ def test_one_row_update_launches_few_jobs_and_reads_the_table_once(spark, acid):
     _, scan = measure(spark, lambda: acid.sql("SELECT count(*) FROM t").collect())
     # 500 rows of the first delta, the new version of row 7 and its delete event: each event file read once.
     assert scan.rows_read == 502
+
+
+def test_a_scan_of_many_event_files_launches_no_listing_job(spark, acid, warehouse):
+    """Spark lists more than ``parallelPartitionDiscovery.threshold`` (32 by default) paths with a Spark job
+    of its own; a snapshot of many event files (many buckets, or many small deltas from streaming and small
+    statements) must not pay a job per statement for that: the sessions we start list on the driver."""
+    acid.sql("CREATE TABLE one (id int) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+    acid.sql("INSERT INTO one SELECT id FROM range(0, 200)")
+    _, few = measure(spark, lambda: acid.sql("SELECT count(*) FROM one").collect())
+    acid.sql(
+        "CREATE TABLE t (id int) CLUSTERED BY (id) INTO 64 BUCKETS STORED AS ORC TBLPROPERTIES ('transactional'='true')"
+    )
+    acid.sql("INSERT INTO t SELECT id FROM range(0, 200)")
+    assert len(list((warehouse / "t").glob("delta_*/bucket_*"))) > 32
+    result, many = measure(spark, lambda: acid.sql("SELECT count(*) FROM t").collect())
+    assert result[0][0] == 200
+    assert many.jobs == few.jobs

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from hiveacid_sql.errors import HiveAcidError
@@ -397,3 +399,18 @@ def test_an_update_looks_each_table_up_once(acid, monkeypatch):
     assert sorted(calls) == [("default", "employee"), ("default", "raises")]
     monkeypatch.undo()
     assert _rows(acid, "SELECT id, salary FROM employee ORDER BY id") == [(1, 10), (2, 26)]
+
+
+def test_statements_without_rows_report_one_line(acid):
+    """DDL, SET, USE and BEGIN / COMMIT return a StatementResult (kind, object, OK, time), not an empty
+    DataFrame[result: string]; the CLI still prints Hive's 'OK (.. seconds)' for them."""
+    from hiveacid_sql.results import StatementResult
+
+    created = acid.sql("CREATE TABLE IF NOT EXISTS noted (id int) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+    assert isinstance(created, StatementResult)
+    assert (created.statement, created.target, created.message) == ("CREATE TABLE", "noted", "OK")
+    assert re.fullmatch(r"CREATE TABLE noted: OK, \d+ ms", repr(created))
+    assert str(acid.sql("SET hive.txn.timeout=600")).startswith("SET: OK, ")
+    assert str(acid.sql("BEGIN")).startswith("BEGIN: OK") and str(acid.sql("COMMIT")).startswith("COMMIT: OK")
+    dropped = acid.sql("DROP TABLE noted")
+    assert [tuple(r)[:3] for r in dropped.to_spark().collect()] == [("DROP TABLE", "noted", "OK")]

@@ -229,9 +229,10 @@ def test_hive_serdes_read_the_plain_files_we_write(acid, hive: HiveClient, tmp_p
         (1, "a", "1.50"), (2, "", None), (3, None, "0.00")]
 
 
-@pytest.mark.parametrize("stored", ["ORC", "TEXTFILE"])
+@pytest.mark.parametrize("stored", ["ORC", "PARQUET", "TEXTFILE"])
 def test_hive_serdes_read_the_timestamps_we_write(acid, hive: HiveClient, tmp_path, stored: str) -> None:
-    """Timestamps of our plain ORC and text files are the wall-clock values Hive's serdes read."""
+    """Timestamps of our plain ORC, Parquet (INT96, the only Parquet timestamp Hive's ParquetHiveSerDe reads) and
+    text files are the wall-clock values Hive's serdes read."""
     data = tmp_path / "data"
     acid.sql(f"CREATE EXTERNAL TABLE t (id int, at timestamp) STORED AS {stored} LOCATION '{data}'")
     acid.sql("INSERT INTO t VALUES (1, TIMESTAMP '2024-01-02 03:04:05'), (2, NULL), "

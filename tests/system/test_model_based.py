@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import tempfile
+from contextlib import ExitStack
 from decimal import Decimal
 from pathlib import Path
 
@@ -39,6 +40,7 @@ import hiveacid_sql
 import tests.support.model_sql as m
 from hiveacid_sql.errors import HiveAcidError
 from tests.support.acid_invariants import check_table
+from tests.support.stores import hive_store_url
 
 #: The CI budget: a fixed seed, a few short sequences (about a minute on two cores). No shrinking here: a
 #: shrink replays hundreds of Spark statements; the failing sequence is printed as is (the long profile shrinks).
@@ -78,11 +80,16 @@ class ModelMachine(RuleBasedStateMachine):
     """hiveacid-sql (Spark, ORC files, SQLite store) against DuckDB, statement by statement."""
 
     spark = None  # set by the test before the machine runs
+    #: None: the embedded SQLite store; 'postgres' / 'mariadb': each sequence on a new database that Apache
+    #: Hive's own 3.1 script made (the store used as it is, as on a real metastore's database)
+    hive_backend: str | None = None
 
     def __init__(self) -> None:
         super().__init__()
         self.dir = Path(tempfile.mkdtemp(prefix="hiveacid-model-"))
-        self.acid = hiveacid_sql.connect(spark=self.spark, warehouse=self.dir / "warehouse")
+        self.stack = ExitStack()
+        self.url = self.stack.enter_context(hive_store_url(self.hive_backend)) if self.hive_backend else None
+        self.acid = hiveacid_sql.connect(spark=self.spark, warehouse=self.dir / "warehouse", store_url=self.url)
         self.duck = duckdb.connect()
         self.tables: dict[str, m.Table] = {}
         self.views: dict[str, str] = {}  # view -> the table it reads
@@ -96,6 +103,7 @@ class ModelMachine(RuleBasedStateMachine):
                 f.write(f"{len(self.log)} statements, tables {kinds}\n")
         self.acid.close()
         self.duck.close()
+        self.stack.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
     # -- running -----------------------------------------------------------------------------------
@@ -210,7 +218,9 @@ class ModelMachine(RuleBasedStateMachine):
             # (views: not read by read_table).
             table = self.tables.get(name)
             skip_arrow = table is None
-            arrow = None if skip_arrow else hiveacid_sql.read_table(name, warehouse=self.dir / "warehouse")
+            arrow = None if skip_arrow else hiveacid_sql.read_table(
+                name, warehouse=self.dir / "warehouse", store_url=self.url
+            )
             arrow_rows = normalise([tuple(r.values()) for r in arrow.to_pylist()]) if arrow is not None else ours
             assert arrow_rows == ours, (
                 f"read_table({name}) differs from the Spark reader after {self.log[-1] if self.log else '(start)'}\n"
@@ -268,3 +278,32 @@ def _settings() -> settings:
 def test_model_based(spark) -> None:
     ModelMachine.spark = spark
     run_state_machine_as_test(ModelMachine, settings=_settings())
+
+
+#: The model on a Hive-script database in CI: two short sequences (the store's part of a step is milliseconds;
+#: the budget is Spark's). ``--long`` runs the CI-sized budget on PostgreSQL and MariaDB.
+HIVE_DB_CI_SETTINGS = settings(CI_SETTINGS, max_examples=2, stateful_step_count=8)
+
+
+def _run_on_hives_database(spark, backend: str, budget: settings) -> None:
+    machine = type("HiveDbModelMachine", (ModelMachine,), {"hive_backend": backend})
+    machine.spark = spark
+    run_state_machine_as_test(machine, settings=budget)
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_model_based_on_a_database_made_by_hives_script(spark) -> None:
+    _run_on_hives_database(spark, "postgres", HIVE_DB_CI_SETTINGS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "backend",
+    [
+        pytest.param("postgres", marks=[pytest.mark.postgres, pytest.mark.release]),
+        pytest.param("mariadb", marks=[pytest.mark.mariadb, pytest.mark.release]),
+    ],
+)
+def test_model_based_on_a_database_made_by_hives_script_long(spark, backend: str) -> None:
+    _run_on_hives_database(spark, backend, CI_SETTINGS)

@@ -99,3 +99,13 @@ def test_a_failing_magic_cell_fails_the_notebook(tmp_path):
     with pytest.raises(CellExecutionError, match="--limit expects a number of rows, got 'many'"):
         client.execute()
     assert nb.cells[2].outputs == []
+
+
+def test_daily_upsert_notebook_runs_and_checks_every_step(tmp_path):
+    """04: the upsert from a DataFrame with the table handle and the MERGE builder (its cells assert the rows,
+    counts and directories); here what it prints: the MERGE's report and the statement the builder made."""
+    texts = outputs(execute("04-daily-upsert.ipynb", tmp_path))
+    everything = "\n".join(texts)
+    assert "MERGE default.customer: 3 row(s) affected (1 inserted, 1 updated, 1 deleted)" in everything
+    assert "MERGE INTO default.customer" in everything and "WHEN NOT MATCHED" in everything
+    assert "ids at version 1: [1, 2, 3]" in everything

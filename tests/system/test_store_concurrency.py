@@ -16,7 +16,7 @@ from hiveacid_sql.txn import NO_MIN_OPEN, TxnStore
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.bootstrap import bootstrap_lock
 from hiveacid_sql.txn.db import Db
-from tests.support.stores import check_new_store, open_and_commit, store_url
+from tests.support.stores import check_new_store, hive_store_url, open_and_commit, store_url
 
 
 def _rows(store: TxnStore, table: sa.Table) -> list[dict]:
@@ -84,3 +84,36 @@ def test_bootstrap_lock_of_one_mariadb_database_does_not_hold_up_another(tmp_pat
                 check_new_store(store)
         finally:
             db.dispose()
+
+
+def _on_hives_database(backend: str, processes: int, per_process: int, threads: int, per_thread: int) -> None:
+    """Processes opening a database Apache Hive's 3.1 script made, all at once (each adds our own tables and
+    ``default`` if missing, with no DDL on Hive's), then threads of one store: unique ids, one set of our tables."""
+    with hive_store_url(backend) as url:
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(processes, mp_context=ctx) as pool:
+            results = list(pool.map(open_and_commit, [url] * processes, [per_process] * processes))
+        with TxnStore(url) as store:
+            _check_unique(store, results, processes * per_process)
+            assert [r["NAME"] for r in _rows(store, s.DBS)] == ["default"]
+            assert [r["SCHEMA_VERSION"] for r in _rows(store, s.VERSION)] == ["3.1.0"]
+            with ThreadPoolExecutor(threads) as tpool:
+                more = list(tpool.map(lambda _: _churn(store, per_thread), range(threads)))
+            first = processes * per_process
+            assert sorted(t for r in more for t, _ in r) == list(range(first + 1, first + threads * per_thread + 1))
+
+
+@pytest.mark.postgres
+def test_concurrent_ids_on_a_database_made_by_hives_script() -> None:
+    _on_hives_database("postgres", processes=3, per_process=5, threads=3, per_thread=10)
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        pytest.param("postgres", marks=[pytest.mark.postgres, pytest.mark.release]),
+        pytest.param("mariadb", marks=[pytest.mark.mariadb, pytest.mark.release]),
+    ],
+)
+def test_concurrent_ids_on_a_database_made_by_hives_script_long(backend: str) -> None:
+    _on_hives_database(backend, processes=4, per_process=50, threads=4, per_thread=50)

@@ -84,15 +84,22 @@ def test_aborted_txns_are_purged_only_when_their_directories_are_gone(
     assert _count(store, s.TXNS) == 0 and _count(store, s.TXN_TO_WRITE_ID) == 0
 
 
-def test_a_compaction_output_over_an_aborted_id_does_not_hold_it(store: TxnStore, tmp_path: Path) -> None:
+def test_any_delta_over_an_aborted_id_holds_it_until_a_compacted_base_replaces_it(
+    store: TxnStore, tmp_path: Path
+) -> None:
     location = _table(store, tmp_path)
     w1 = _committed_write(store)
     txn, w2 = _aborted_write(store)
     w3 = _committed_write(store)
-    (location / f"delta_{w1:07d}_{w3:07d}").mkdir(parents=True)  # minor output: w2's events were dropped
-    (location / f"delete_delta_{w2:07d}_{w2:07d}_0001").mkdir()  # but this one is w2's own
+    # a streaming batch's delta holds rows of each of its write ids, the aborted one's too; a minor
+    # compaction's output has the same name, so neither lets the aborted id go
+    span = location / f"delta_{w1:07d}_{w3:07d}"
+    span.mkdir(parents=True)
     assert housekeep(store, aborted_for_s=0).kept_txns == 1
-    (location / f"delete_delta_{w2:07d}_{w2:07d}_0001").rmdir()
+    span.rmdir()
+    base = location / f"base_{w3:07d}"  # a major compaction's base: only valid rows
+    base.mkdir()
+    (base / "_metadata_acid").write_text('{"thisFileVersion":"0","dataFormat":"compacted"}')
     assert housekeep(store, aborted_for_s=0).purged_txns == 1
     assert store.snapshot([("default", "t")]).write_ids("default", "t").exceptions == ()
     assert txn not in store.valid_txns().exceptions

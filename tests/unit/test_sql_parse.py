@@ -308,3 +308,23 @@ def test_position_of_identifiers_in_script() -> None:
     assert position(assignment.this) == (3, 5)
     assert position(tree.args["where"].this.this) == (3, 20)
     assert position(exp.column("synthetic")) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "target"),
+    [
+        ("CREATE TABLE db.t (id int) STORED AS ORC", "CREATE TABLE", "db.t"),
+        ("create external table if not exists `t`(id int)", "CREATE EXTERNAL TABLE", "t"),
+        ("CREATE OR REPLACE VIEW v AS SELECT 1", "CREATE OR REPLACE VIEW", "v"),
+        ("DROP TABLE IF EXISTS t", "DROP TABLE", "t"),
+        ("ALTER TABLE t ADD COLUMNS (x int)", "ALTER TABLE", "t"),
+        ("SET hive.txn.timeout=10", "SET", None),
+        ("USE sales", "USE", "sales"),
+        ("START TRANSACTION", "START TRANSACTION", None),
+        ("COMMIT", "COMMIT", None),
+    ],
+)
+def test_statement_kind_names_the_kind_and_object(text: str, kind: str, target: str | None) -> None:
+    from hiveacid_sql.sql.tree import statement_kind
+
+    assert statement_kind(parse(text)[0]) == (kind, target)
