@@ -1,5 +1,6 @@
 """A driver process to be killed (``tests/system/test_kill.py``): it connects to the shared warehouse and store,
-says ``running`` on stdout, then runs one statement through Spark tasks (no driver-side shortcut).
+says ``running`` on stdout, then runs its statements through Spark tasks (no driver-side shortcut); several
+statements (a transaction: BEGIN .. COMMIT) are separated by lines holding only ``;``.
 
     python -m tests.support.kill_proc <warehouse> <store_url> <statement>
 """
@@ -18,6 +19,7 @@ if __name__ == "__main__":
     )
     acid.sql("SET hiveacid.driver.write.max.rows=0")
     print("running", flush=True)
-    acid.sql(statement)
+    for one in statement.split("\n;\n"):
+        acid.sql(one)
     print("done", flush=True)
     acid.close()

@@ -45,6 +45,10 @@ def python_without_package(root: Path) -> str:
         (only / name).symlink_to(site / name)
     target_site = next((root / "lib").glob("python3*/site-packages"))
     (target_site / "only_pyspark.pth").write_text(f"{only}\n")
+    # A PYTHONPATH naming a checkout (a developer's worktree) must not give this Python the package either.
+    (target_site / "no_checkout.pth").write_text(
+        "import os, sys; sys.path[:] = [p for p in sys.path if not os.path.isdir(os.path.join(p, 'hiveacid_sql'))]\n"
+    )
     return str(root / "bin" / "python")
 
 
