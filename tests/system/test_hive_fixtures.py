@@ -25,7 +25,6 @@ from hiveacid_sql.exec.scan import scan_location
 UTC = zoneinfo.ZoneInfo("UTC")
 BUCKET_0 = 536870912  # BucketCodec V1: bucket 0, statement 0
 BUCKET_1 = 536936448
-BUCKET_0 = 536870912  # bucket property of bucket 0, statement 0
 BUCKET_2 = 537001984
 
 NATION = "n_nationkey int, n_name string, n_regionkey int, n_comment string"

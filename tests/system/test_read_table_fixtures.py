@@ -22,7 +22,6 @@ from hiveacid_sql import read_table
 from hiveacid_sql.acid.arrow_scan import scan_snapshot
 from hiveacid_sql.acid.scan_files import snapshot_files
 from hiveacid_sql.acid.writeids import ValidWriteIdList
-from hiveacid_sql.errors import AcidFormatError
 from tests.system.test_hive_fixtures import (
     BUCKET_0,
     BUCKET_1,
@@ -153,14 +152,14 @@ def test_acid_version_hive_3_file(tmp_path, fixtures_dir):
     assert [(r["a"], tuple(r["row__id"].values())) for r in t.to_pylist()] == [(10, (1, BUCKET_2, 0))]
 
 
-def test_plain_orc_read_as_acid_is_a_clear_error(tmp_path, fixtures_dir):
+def test_plain_orc_file_in_a_delta_reads_as_hive_4_reads_raw_files(tmp_path, fixtures_dir):
+    """As Spark's reader (tests/system/test_hive_fixtures.py): Hive 4's raw file, with synthetic row ids."""
     table = tmp_path / "p"
     place(fixtures_dir / "acid_version_validation/no_orc_acid_version_in_metadata/00000_0", table / "delta_0000001_0000001_0000/bucket_00000")
-    with pytest.raises(AcidFormatError) as info:
-        read_table(table, schema=DUMMY)
-    message = str(info.value)
-    assert "\n" not in message
-    assert "delta_0000001_0000001_0000/bucket_00000" in message and "not an ACID event file" in message
+    t = read_table(table, schema=DUMMY, row_id=True)
+    assert sorted((tuple(r["row__id"].values()), r["id"], r["data"]) for r in t.to_pylist()) == [
+        ((1, BUCKET_0, rowid), i, f"test{i}") for rowid, i in enumerate([0, 1, 3, 4])
+    ]
 
 
 def test_impala_streaming_two_write_ids_in_one_file(tmp_path, fixtures_dir):
