@@ -168,17 +168,7 @@ def _read_named(
         lease: list[int] = []
         try:
             plan = _resolve(store, name, request, filter, lambda db, t: lease.extend(_lease(leases, db, t)))
-            if plan.kind == "plain":
-                return _read_plain(plan.location, plan.storage_format, list(plan.columns), columns, filter, row_id,
-                                   plan.partitions, list(plan.partition_columns), dict(plan.serde_params))
-            fs, _ = filesystem_for(plan.location)
-            files = ScanFiles(plan.dirs)
-            if plan.kind == "insert_only":
-                return _read_insert_only(fs, files, plan.storage_format, list(plan.columns),
-                                         list(plan.partition_columns), columns, filter, row_id, dict(plan.serde_params))
-            assert plan.write_ids is not None  # a full-ACID plan has them
-            return _scan(fs, files, list(plan.columns), list(plan.partition_columns), plan.write_ids, columns, filter,
-                         row_id, threads)
+            return plan.read(columns, filter=filter, row_id=row_id, threads=threads)
         finally:
             leases.release(lease)
     finally:
@@ -238,19 +228,27 @@ class ReadPlan:
                 out.append(dataclasses.replace(self, dirs=(piece,)))
         return out
 
-    def read(self, columns: Sequence[str] | None = None, *, threads: int = 1) -> pa.Table:
-        """The live rows of this plan (or piece), every column unless ``columns`` names some."""
+    def read(
+        self,
+        columns: Sequence[str] | None = None,
+        *,
+        filter: Filter | None = None,
+        row_id: bool = False,
+        threads: int | None = 1,
+    ) -> pa.Table:
+        """The live rows of this plan (or piece), every column unless ``columns`` names some; ``filter`` and
+        ``row_id`` as in :func:`read_table` (which reads through here too)."""
         if self.kind == "plain":
-            return _read_plain(self.location, self.storage_format, list(self.columns), columns, None, False,
+            return _read_plain(self.location, self.storage_format, list(self.columns), columns, filter, row_id,
                                self.partitions, list(self.partition_columns), dict(self.serde_params))
         fs, _ = filesystem_for(self.location)
         files = ScanFiles(self.dirs)
         if self.kind == "insert_only":
             return _read_insert_only(fs, files, self.storage_format, list(self.columns), list(self.partition_columns),
-                                     columns, None, False, dict(self.serde_params))
-        assert self.write_ids is not None
-        return _scan(fs, files, list(self.columns), list(self.partition_columns), self.write_ids, columns, None,
-                     False, threads)
+                                     columns, filter, row_id, dict(self.serde_params))
+        assert self.write_ids is not None  # a full-ACID plan has them
+        return _scan(fs, files, list(self.columns), list(self.partition_columns), self.write_ids, columns, filter,
+                     row_id, threads)
 
 
 def _bucket_id(path: str) -> int:
