@@ -37,27 +37,23 @@ def _source(folder: Path) -> dict[int, set[int]]:
     return files
 
 
-def _kill_while_streaming(warehouse: Path, url: str, source: Path, checkpoint: Path, delay: float) -> int:
-    """Start the streaming driver, SIGKILL its process group ``delay`` s after its first delta appears; the
-    number of delta directories there were at the kill."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tests.support.stream_kill_proc",
-            str(warehouse),
-            url,
-            str(source),
-            str(checkpoint),
-        ],
+def _start_driver(module: str, *args: str) -> subprocess.Popen:
+    """A driver process ``python -m module args`` in a process group of its own (killed whole), stdout piped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", module, *args],
         cwd=ROOT,
-        env=env,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
         start_new_session=True,
     )
+
+
+def _kill_while_streaming(warehouse: Path, url: str, source: Path, checkpoint: Path, delay: float) -> int:
+    """Start the streaming driver, SIGKILL its process group ``delay`` s after its first delta appears; the
+    number of delta directories there were at the kill."""
+    proc = _start_driver("tests.support.stream_kill_proc", str(warehouse), url, str(source), str(checkpoint))
     table = warehouse / "t"
     try:
         line = proc.stdout.readline() if proc.stdout else ""
@@ -138,16 +134,7 @@ def test_a_killed_streaming_connection_resumes_from_its_committed_offset(tmp_pat
         store.catalog.create_table(
             TableDef("default", "t", (Column("id", "int"),), str(location), params={"transactional": "true"})
         )
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.stream_api_kill_proc", url, str(total)],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            start_new_session=True,
-        )
+        proc = _start_driver("tests.support.stream_api_kill_proc", url, str(total))
         try:
             assert (proc.stdout.readline() if proc.stdout else "").strip() == "running"
             deadline = time.monotonic() + 300
