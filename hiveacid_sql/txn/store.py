@@ -24,7 +24,7 @@ from hiveacid_sql.errors import CommitOutcomeUnknownError, TxnAbortedError, TxnE
 from hiveacid_sql.txn import housekeeping
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.bootstrap import DEFAULT_DB_LOCATION, ensure_schema
-from hiveacid_sql.txn.catalog import Catalog, register_partitions, set_txn_key_value
+from hiveacid_sql.txn.catalog import Catalog, mark_stats_stale, register_partitions, set_txn_key_value
 from hiveacid_sql.txn.db import Db, RetryTxn, StoreError, make_engine, next_counter, peek_counter, store_error
 from hiveacid_sql.txn.history import HistoryEntry, WriteRecord, adopted_records, insert_records, read_history
 from hiveacid_sql.txn.locks import LockManager
@@ -281,6 +281,11 @@ class TxnStore:
             insert_records(conn, txn_id, history, _now_ms())
             if key_value is not None:
                 set_txn_key_value(conn, key_value.db, key_value.table, key_value.key, key_value.value)
+            written: dict[tuple[str, str], list[str | None]] = {}
+            for c in comps:
+                written.setdefault((c["TC_DATABASE"], c["TC_TABLE"]), []).append(c["TC_PARTITION"])
+            for (db, table), parts in written.items():
+                mark_stats_stale(conn, db, table, parts)
             if comps:
                 update_delete = "Y" if any(c["TC_OPERATION_TYPE"] in ("u", "d") for c in comps) else "N"
                 now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)
