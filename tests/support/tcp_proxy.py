@@ -70,7 +70,11 @@ class LosingProxy:
             if self.refuse_after_loss and self.lost:
                 client.close()  # the client's handshake finds the connection closed
                 continue
-            server = socket.create_connection(self.target)
+            try:
+                server = socket.create_connection(self.target)
+            except OSError:
+                client.close()
+                continue
             self._sockets += [client, server]
             threading.Thread(target=self._relay, args=(client, server), daemon=True).start()
 
@@ -107,7 +111,7 @@ class LosingProxy:
                     if not data:
                         return
                     client.sendall(data)
-        except OSError:
+        except (OSError, ValueError):  # ValueError: select on a socket close() already closed
             return
         finally:
             for sock in (client, server):
