@@ -108,6 +108,7 @@ class DmlRunner:
                 written = write_plain_target(binder, plan, locations)
             if written.partitions:
                 ctx.catalog.add_partitions(target.db, target.name, written.partitions, if_not_exists=True)
+            ctx.catalog.mark_stats_stale(target.db, target.name, None if written.whole_table else written.partitions)
             count = written.rows
         except HiveAcidError:
             raise

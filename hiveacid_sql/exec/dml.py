@@ -258,10 +258,12 @@ def write_empty_bases(table: TableDef, sink: TableSink, partitions: list[str], s
 
 @dataclass(frozen=True)
 class PlainWritten:
-    """What a write of a plain table did: the rows written and the partitions it wrote into (to register)."""
+    """What a write of a plain table did: the rows written and the partitions it wrote into (to register);
+    ``whole_table``: every partition's data changed (TRUNCATE), not only those listed."""
 
     rows: int
     partitions: list[str]
+    whole_table: bool = False
 
 
 def write_plain_target(binder: Binder, plan: DmlPlan, partition_locations: Mapping[str, str] | None = None) -> PlainWritten:
@@ -306,11 +308,11 @@ def _truncate_plain(binder: Binder, plan: TruncatePlan, locations: Mapping[str, 
     fs, path = filesystem_for(plan.target.location)
     if not plan.target.is_partitioned:
         fs.delete_dir_contents(path, missing_dir_ok=True)
-        return PlainWritten(0, [])
+        return PlainWritten(0, [], whole_table=True)
     for part in binder.partitions_of(plan.target.db, plan.target.name):
         _, part_path = filesystem_for(part.location or f"{plan.target.location.rstrip('/')}/{part.name}")
         fs.delete_dir_contents(part_path, missing_dir_ok=True)
-    return PlainWritten(0, [])
+    return PlainWritten(0, [], whole_table=True)
 
 
 #: Plain targets by plan class (UPDATE, DELETE and MERGE of a plain table are refused by the planner).
