@@ -301,13 +301,12 @@ def _check_layout(
     for col in bucket_cols:
         if col not in names:
             raise PlanError(f"Invalid column reference '{col}' in CLUSTERED BY of {qualified}")
-    acid = params.get("transactional") == "true"
-    if bucket_cols and acid and sorted_by:
+    full_acid = params.get("transactional") == "true" and params.get("transactional_properties", "").lower() != "insert_only"
+    if bucket_cols and full_acid and sorted_by:
         raise CatalogError(f"Table {qualified} cannot support full ACID functionality since it is sorted.")
-    if bucket_cols and not acid:
+    if bucket_cols and sorted_by:
         raise UnsupportedStatementError(
-            f"CLUSTERED BY is supported on transactional tables only ({qualified} is plain): "
-            "Spark's bucketing of plain tables is not Hive's"
+            f"CLUSTERED BY .. SORTED BY is not supported yet ({qualified}): its bucket files would not be sorted"
         )
 
 

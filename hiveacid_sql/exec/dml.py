@@ -27,7 +27,7 @@ from hiveacid_sql.errors import ExecutionError
 from hiveacid_sql.exec.events import delete_events, insert_events, update_events
 from hiveacid_sql.exec.insert_only import write_empty_dirs, write_insert_only
 from hiveacid_sql.exec.merge import MergeCounts, write_merge, write_merge_inserts
-from hiveacid_sql.exec.plain import PART_DIR_COLUMN, write_plain, write_plain_partitions
+from hiveacid_sql.exec.plain import BUCKET_COLUMN, PART_DIR_COLUMN, write_plain, write_plain_partitions
 from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir, static_part_dir
 from hiveacid_sql.exec.shaping import shape_rows
 from hiveacid_sql.exec.spark_types import data_types
@@ -281,16 +281,21 @@ def _insert_plain(binder: Binder, plan: InsertPlan, locations: Mapping[str, str]
     rows = shape_rows(binder.run(plan.source, plan.reads), target, plan.column_order, plan.static_partitions)
     partitions: list[str] = []
     static = None
+    keys = []
     if target.is_partitioned:
         static = static_part_dir(binder.spark, plan) if plan.writes_one_partition else None
-        rows = rows.select(*[F.col(c.name) for c in target.columns], new_part_dir(target, static).alias(PART_DIR_COLUMN))
+        keys.append(new_part_dir(target, static).alias(PART_DIR_COLUMN))
+    bucket = new_bucket_id(target)
+    if bucket is not None:  # Hive's hash, one file per bucket (000003_0)
+        keys.append(bucket.alias(BUCKET_COLUMN))
+    if keys:
+        rows = rows.select(*[F.col(c.name) for c in target.columns], *keys)
     rows = rows.cache()
     try:
         count = rows.count()
-        if target.is_partitioned:
-            partitions = write_plain_partitions(
-                rows, target, locations, overwrite=plan.overwrite, always=[static] if static is not None else []
-            )
+        if keys:
+            always = [static] if static is not None else ([] if target.is_partitioned else [""])
+            partitions = write_plain_partitions(rows, target, locations, overwrite=plan.overwrite, always=always)
         else:
             write_plain(rows, target, overwrite=plan.overwrite)
     finally:

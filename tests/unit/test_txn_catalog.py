@@ -150,10 +150,6 @@ def test_duplicate_and_missing_tables(catalog: Catalog) -> None:
             {"table_type": "EXTERNAL_TABLE", "params": {"transactional": "true", "transactional_properties": "insert_only"}},
             "because it's an external table",
         ),
-        (
-            {"params": {"transactional": "true", "transactional_properties": "insert_only"}, "bucket_cols": ("id",), "num_buckets": 2},
-            "CLUSTERED BY is not supported on insert-only",
-        ),
         ({"params": {"transactional": "true", "transactional_properties": "x"}}, "unknown value x for transactional_properties"),
         ({"params": {"transactional": "yes"}}, "may only have value 'true'"),
         ({"columns": ()}, "At least one column"),
