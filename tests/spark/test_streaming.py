@@ -17,7 +17,7 @@ from hiveacid_sql.acid.bucketing import bucket_number
 from hiveacid_sql.acid.codec import encode_bucket
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.engine.streaming import StreamingError
-from hiveacid_sql.errors import CatalogError, TxnAbortedError, TxnStateError
+from hiveacid_sql.errors import CatalogError, TxnAbortedError, TxnError, TxnStateError
 from tests.support.acid_invariants import check_table
 
 ACID = "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
@@ -280,6 +280,33 @@ def test_heartbeats_keep_the_batch_open_past_the_time_out(acid) -> None:
         conn.write((2,))
         conn.commit_transaction()
     assert _rows(acid, "s") == [(1,), (2,)]
+
+
+def test_an_overwrite_between_a_batchs_transactions_is_refused(acid, warehouse) -> None:
+    """INSERT OVERWRITE / TRUNCATE write a base above the batch's remaining write ids, which would hide their rows
+    once they commit: refused in one line while the batch has open transactions, nothing written; fine after."""
+    acid.sql(f"CREATE TABLE s (id int) {ACID}")
+    with acid.streaming_connection("s", transaction_batch_size=3) as conn:
+        conn.begin_transaction()
+        conn.write((1,))
+        conn.commit_transaction()
+        refused = (
+            r"^{} of default\.s refused: open transaction\(s\) txnid:\d+, txnid:\d+ \(a streaming transaction "
+            r"batch\) hold write ids 2\.\.3 of the table, below this statement's {}; committed after it, their rows "
+            r"would be hidden under its base\. Close the streaming connection \(or let its batch end\) and run it again$"
+        )
+        with pytest.raises(TxnError, match=refused.format("INSERT OVERWRITE", 4)):
+            acid.sql("INSERT OVERWRITE TABLE s VALUES (9)")
+        with pytest.raises(TxnError, match=refused.format("TRUNCATE", 5)):
+            acid.sql("TRUNCATE TABLE s")
+        conn.begin_transaction()
+        conn.write((2,))
+        conn.commit_transaction()
+        assert _rows(acid, "s") == [(1,), (2,)]
+        assert sorted(os.listdir(warehouse / "s")) == ["delta_0000001_0000003"]  # nothing of the refused ones
+    acid.sql("INSERT OVERWRITE TABLE s VALUES (9)")  # the batch closed (its last transaction aborted)
+    assert _rows(acid, "s") == [(9,)]
+    assert check_table(warehouse / "s", 0, acid.store.snapshot([("default", "s")]).write_ids("default", "s")) == []
 
 
 def test_a_compaction_beside_an_open_batch_leaves_its_delta_alone(acid, warehouse) -> None:
