@@ -229,6 +229,8 @@ def open_write(store_url: str, name: str, columns: Sequence[str], *, overwrite: 
             )
             seen = store.snapshot([(db, tname)], txn_id).txns
             write_id = store.allocate_write_id(txn_id, db, tname)
+            if overwrite:
+                store.refuse_overwrite_below_open(txn_id, db, tname, write_id, "INSERT OVERWRITE")
         except BaseException:
             with contextlib.suppress(Exception):
                 store.abort_txn(txn_id)

@@ -524,6 +524,41 @@ class TxnStore:
         with self._db.read() as conn:
             return read_history(conn, db, table)
 
+    def open_write_ids_below(self, txn_id: int, db: str, table: str, write_id: int) -> list[tuple[int, int]]:
+        """(txn id, write id) of the other open transactions holding a write id of the table below ``write_id``.
+
+        What an overwrite (INSERT OVERWRITE, TRUNCATE: a ``base_<write_id>``) must not commit over: a write id
+        below the base that commits later is hidden under it. Ordinary writers hold a lock the overwrite's
+        EXCLUSIVE waits for; a streaming transaction batch allocates its write ids up front and locks each
+        transaction only while it runs, so between two of its transactions these are its remaining ones."""
+        db, table = _key(db, table)
+        t2w, txns = s.TXN_TO_WRITE_ID.c, s.TXNS.c
+        with self._db.read() as conn:
+            rows = conn.execute(
+                sa.select(t2w.T2W_TXNID, t2w.T2W_WRITEID)
+                .select_from(s.TXN_TO_WRITE_ID.join(s.TXNS, txns.TXN_ID == t2w.T2W_TXNID))
+                .where(
+                    t2w.T2W_DATABASE == db, t2w.T2W_TABLE == table, t2w.T2W_WRITEID < write_id,
+                    t2w.T2W_TXNID != txn_id, txns.TXN_STATE == OPEN,
+                )
+                .order_by(t2w.T2W_WRITEID)
+            ).all()
+        return [(int(t), int(w)) for t, w in rows]
+
+    def refuse_overwrite_below_open(self, txn_id: int, db: str, table: str, write_id: int, statement: str) -> None:
+        """An overwrite's ``base_<write_id>`` hides every write id below it, also one that commits after it: refuse
+        it (one line, before a file is written) while another transaction holds such a write id open, which only
+        a streaming transaction batch does (:meth:`open_write_ids_below`)."""
+        below = self.open_write_ids_below(txn_id, db, table, write_id)
+        if below:
+            txns = ", ".join(_txn(t) for t, _ in below[:5]) + (", ..." if len(below) > 5 else "")
+            raise TxnError(
+                f"{statement} of {db.lower()}.{table.lower()} refused: open transaction(s) {txns} (a streaming "
+                f"transaction batch) hold write ids {below[0][1]}..{below[-1][1]} of the table, below this "
+                f"statement's {write_id}; committed after it, their rows would be hidden under its base. Close the "
+                f"streaming connection (or let its batch end) and run it again"
+            )
+
     def write_id_history(self, db: str, table: str) -> list[dict[str, Any]]:
         """Every allocated write id of the table with its txn, state and (if committed) commit time.
 
