@@ -18,11 +18,14 @@ from sqlglot import exp
 
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.listing import discover_partitions, filesystem_for, list_acid_dir, max_write_id_on_disk
+from hiveacid_sql.acid.opencsv import PROPERTIES as OPENCSV_PROPERTIES
+from hiveacid_sql.acid.opencsv import SERDE_CLASS as OPENCSV_SERDE
 from hiveacid_sql.engine.constraints import table_constraints
 from hiveacid_sql.errors import CatalogError, PlanError, UnsupportedStatementError
 from hiveacid_sql.exec.pruning import prune_partitions
 from hiveacid_sql.exec.routing import partition_dir_of
 from hiveacid_sql.exec.textfile import check_columns as check_text_columns
+from hiveacid_sql.exec.textfile import text_format
 from hiveacid_sql.plan.partition_spec import spec_filter, static_spec
 from hiveacid_sql.plan.types import hive_type_of
 from hiveacid_sql.settings import CREATE_AS_ACID, CREATE_AS_INSERT_ONLY, DEFAULT_FILEFORMAT
@@ -95,6 +98,7 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
     sorted_by = False
     serde_params: dict[str, str] = {}
     row_format = False
+    csv_serde = False
     transactional_keyword = False
     for prop in (properties.expressions if (properties := tree.args.get("properties")) else []):
         if isinstance(prop, exp.FileFormatProperty):
@@ -118,6 +122,9 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
             bucket_cols = tuple(c.name.lower() for c in prop.expressions)
             num_buckets = int(prop.args["buckets"].name)
             sorted_by = bool(prop.args.get("sorted_by"))
+        elif isinstance(prop, exp.RowFormatSerdeProperty) and literal_text(prop.this) == OPENCSV_SERDE:
+            serde_params.update(_opencsv_properties(prop, f"{db}.{name}"))
+            csv_serde = True
         elif isinstance(prop, exp.RowFormatDelimitedProperty | exp.RowFormatSerdeProperty):
             serde_params.update(_row_format(prop, f"{db}.{name}"))
             row_format = True
@@ -146,6 +153,13 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         columns = tuple(Column(f.name.lower(), spark_to_hive_type(f.dataType.simpleString())) for f in df.schema.fields)
     if not columns:
         raise PlanError(f"{where_is(table_node)}CREATE TABLE {db}.{name} needs at least one column")
+    if csv_serde:  # OpenCSVSerde reads text files: STORED AS TEXTFILE or nothing
+        if storage not in (None, "textfile", "csv"):
+            raise UnsupportedStatementError(
+                f"ROW FORMAT SERDE '{OPENCSV_SERDE}' needs STORED AS TEXTFILE ({db}.{name} is stored as {storage.upper()})"
+            )
+        storage = "csv"
+        _check_csv_columns(columns or (), f"{db}.{name}")
     storage = storage or ctx.settings.value(DEFAULT_FILEFORMAT)
     if not external and "transactional" not in params:
         params.update(_default_transactional(ctx, storage, sorted_by, transactional_keyword, params))
@@ -206,12 +220,46 @@ _DELIMITED = {
     "map_keys": ("mapkey.delim",),
     "lines": ("line.delim",),
     "null": ("serialization.null.format",),
+    "escaped": ("escape.delim",),
 }
 #: The SERDE_PARAMS our TEXTFILE reader and writer honour.
 _HONOURED_SERDE_PARAMS = frozenset(
-    {"field.delim", "serialization.format", "serialization.null.format", "line.delim", "colelction.delim", "mapkey.delim"}
+    {
+        "field.delim", "serialization.format", "serialization.null.format", "line.delim", "colelction.delim", "mapkey.delim",
+        "escape.delim", "serialization.escape.crlf",
+    }
 )
 _LAZY_SIMPLE_SERDE = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
+
+
+def _opencsv_properties(prop: exp.RowFormatSerdeProperty, qualified: str) -> dict[str, str]:
+    """The ``separatorChar`` / ``quoteChar`` / ``escapeChar`` of ``ROW FORMAT SERDE '..OpenCSVSerde' WITH
+    SERDEPROPERTIES (..)``; another property is refused (never dropped)."""
+    out: dict[str, str] = {}
+    props = prop.args.get("serde_properties")
+    known = {p.lower(): p for p in OPENCSV_PROPERTIES}
+    for item in props.expressions if props is not None else []:
+        key = literal_text(item.this) or ""
+        if key.lower() not in known:
+            raise UnsupportedStatementError(
+                f"SERDEPROPERTIES '{key}' is not supported for OpenCSVSerde ({qualified}): "
+                f"{', '.join(OPENCSV_PROPERTIES)} are"
+            )
+        value = literal_text(item.args.get("value")) or ""
+        if not value:
+            raise UnsupportedStatementError(f"SERDEPROPERTIES '{key}' of OpenCSVSerde needs a character ({qualified})")
+        out[known[key.lower()]] = value
+    return out
+
+
+def _check_csv_columns(columns: tuple[Column, ...], qualified: str) -> None:
+    """OpenCSVSerde holds every value as text: complex and binary columns are refused in one line."""
+    for col in columns:
+        htype = parse_hive_type(col.type)
+        if not htype.is_primitive or htype.name == "binary":
+            raise UnsupportedStatementError(
+                f"OpenCSVSerde holds primitive values only: column {col.name} of {qualified} is {col.type}"
+            )
 
 
 def _row_format(prop: exp.Expr, qualified: str) -> dict[str, str]:
@@ -231,8 +279,6 @@ def _row_format(prop: exp.Expr, qualified: str) -> dict[str, str]:
                 raise UnsupportedStatementError(f"SERDEPROPERTIES '{key}' is not supported ({qualified})")
             out[key] = literal_text(item.args.get("value")) or ""
     else:
-        if prop.args.get("escaped") is not None:
-            raise UnsupportedStatementError(f"ROW FORMAT DELIMITED ESCAPED BY is not supported yet ({qualified})")
         for arg, keys in _DELIMITED.items():
             value = prop.args.get(arg)
             if value is None:
@@ -248,6 +294,11 @@ def _row_format(prop: exp.Expr, qualified: str) -> dict[str, str]:
     if delim is not None and len(delim) != 1 and not delim.isdigit():
         raise UnsupportedStatementError(
             f"FIELDS TERMINATED BY '{delim}' is not supported ({qualified}): LazySimpleSerDe separates fields by one character"
+        )
+    fmt = text_format(out)
+    if fmt.escape is not None and (fmt.escape in fmt.separators or fmt.escape in "\r\n"):
+        raise UnsupportedStatementError(
+            f"ESCAPED BY {fmt.escape!r} is not supported ({qualified}): the escape must not be a separator or a line break"
         )
     return out
 def _default_transactional(
@@ -301,13 +352,12 @@ def _check_layout(
     for col in bucket_cols:
         if col not in names:
             raise PlanError(f"Invalid column reference '{col}' in CLUSTERED BY of {qualified}")
-    acid = params.get("transactional") == "true"
-    if bucket_cols and acid and sorted_by:
+    full_acid = params.get("transactional") == "true" and params.get("transactional_properties", "").lower() != "insert_only"
+    if bucket_cols and full_acid and sorted_by:
         raise CatalogError(f"Table {qualified} cannot support full ACID functionality since it is sorted.")
-    if bucket_cols and not acid:
+    if bucket_cols and sorted_by:
         raise UnsupportedStatementError(
-            f"CLUSTERED BY is supported on transactional tables only ({qualified} is plain): "
-            "Spark's bucketing of plain tables is not Hive's"
+            f"CLUSTERED BY .. SORTED BY is not supported yet ({qualified}): its bucket files would not be sorted"
         )
 
 
@@ -404,6 +454,8 @@ def alter_table(ctx: StatementContext, tree: exp.Alter) -> None:
             for col in cols:
                 if col.name in existing:
                     raise PlanError(f"Duplicate column name: {col.name}")
+            if table.storage_format == "csv":
+                _check_csv_columns(cols, table.qualified_name)
             if table.storage_format == "textfile":
                 check_text_columns([(c.name, parse_hive_type(c.type)) for c in cols])
             ctx.catalog.add_columns(table.db, table.name, list(cols))

@@ -175,10 +175,13 @@ def create_table_text(table: TableDef) -> str:
         lines.append(",\n".join(f"  {c}" for c in table.bucket_cols) + ")")
         lines.append(f"INTO {table.num_buckets} BUCKETS")
     serde = {k: v for k, v in table.serde_params.items() if (k, v) != ("serialization.format", "1")}
+    csv = table.storage_format == "csv"  # OpenCSVSerde: its serde named even without properties, over text files
+    if serde or csv:
+        lines.append(f"ROW FORMAT SERDE\n  {_quote(_serde(table))}")
     if serde:
         serde_props = ", ".join(f"{_quote(k)}={_quote(v)}" for k, v in sorted(serde.items()))
-        lines.append(f"ROW FORMAT SERDE\n  {_quote(_serde(table))}\nWITH SERDEPROPERTIES (\n  {serde_props})")
-    lines.append(f"STORED AS {table.storage_format.upper()}")
+        lines.append(f"WITH SERDEPROPERTIES (\n  {serde_props})")
+    lines.append(f"STORED AS {'TEXTFILE' if csv else table.storage_format.upper()}")
     lines.append("LOCATION")
     lines.append(f"  {_quote(table.location)}")
     props = [f"  {_quote(k)}={_quote(v)}" for k, v in sorted(table.params.items())]

@@ -41,7 +41,7 @@ def normalize_params(params: dict[str, str]) -> dict[str, str]:
 
 #: Storage formats an insert-only table may have here: those whose plain files we read and write (Hive
 #: allows any format; a format outside this set is refused by CREATE as any table of it is).
-INSERT_ONLY_FORMATS = frozenset({"orc", "parquet", "textfile"})
+INSERT_ONLY_FORMATS = frozenset({"orc", "parquet", "textfile", "csv"})
 
 
 def _check_acid_allowed(td: TableDef, storage_format: str, table_type: str, *, insert_only: bool = False) -> None:
@@ -151,10 +151,6 @@ def normalize_new_table(td: TableDef, *, now: int | None = None) -> TableDef:
     params = _normalize_acid_params(td, normalize_params(td.params))
     if params.get(TRANSACTIONAL) == "true":
         _check_acid_allowed(td, storage_format, table_type, insert_only=_is_insert_only(params))
-        if _is_insert_only(params) and bucket_cols:
-            raise CatalogError(
-                f"CLUSTERED BY is not supported on insert-only transactional tables yet: {td.qualified_name}"
-            )
     create_time = td.create_time or int(now if now is not None else time.time())
     params.setdefault("bucketing_version", "2")
     params[DDL_TIME] = str(create_time)

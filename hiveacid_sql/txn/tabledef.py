@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-StorageFormat = Literal["orc", "parquet", "textfile"]
+StorageFormat = Literal["orc", "parquet", "textfile", "csv"]
 TableType = Literal["MANAGED_TABLE", "EXTERNAL_TABLE", "VIRTUAL_VIEW"]
 
-STORAGE_FORMATS: frozenset[str] = frozenset({"orc", "parquet", "textfile"})
+STORAGE_FORMATS: frozenset[str] = frozenset({"orc", "parquet", "textfile", "csv"})
 TABLE_TYPES: frozenset[str] = frozenset({"MANAGED_TABLE", "EXTERNAL_TABLE"})
 #: Hive's table type of a view (``TableType.VIRTUAL_VIEW``): no location, its query in TBLS.VIEW_*_TEXT
 VIRTUAL_VIEW = "VIRTUAL_VIEW"
@@ -218,12 +218,21 @@ STORAGE_CLASSES: dict[str, tuple[str, str, str]] = {
         "org.apache.hadoop.hive.ql.io.RCFileOutputFormat",
         "org.apache.hadoop.hive.serde2.columnar.LazyBinaryColumnarSerDe",
     ),
+    # Hive's OpenCSVSerde over text files (ROW FORMAT SERDE '..OpenCSVSerde'): told from "textfile" by its serde
+    "csv": (
+        "org.apache.hadoop.mapred.TextInputFormat",
+        "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+        "org.apache.hadoop.hive.serde2.OpenCSVSerde",
+    ),
 }
 
 
 def storage_format_of(input_format: str | None, serde: str | None) -> str:
     """The storage format of a table Hive (or we) recorded, from its input format (and serde): ``orc``, ...;
     an input format we do not know gives its class name, lower case."""
+    for name, (inp, _out, lib) in STORAGE_CLASSES.items():
+        if (input_format, serde) == (inp, lib):
+            return name
     for name, (inp, _out, _lib) in STORAGE_CLASSES.items():
         if input_format == inp:
             return name
