@@ -44,3 +44,23 @@ def test_a_scan_of_many_event_files_launches_no_listing_job(spark, acid, warehou
     result, many = measure(spark, lambda: acid.sql("SELECT count(*) FROM t").collect())
     assert result[0][0] == 200
     assert many.jobs == few.jobs
+
+
+def test_a_statement_reads_only_the_footers_of_new_files(acid):
+    """The snapshot's ORC footers are cached by path, size and modification time: the next statement over the
+    same deltas opens none of them again, only the files written since."""
+    from hiveacid_sql.acid.orc_footer import FOOTERS
+
+    acid.sql("CREATE TABLE t (id int, v string) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+    for i in range(3):
+        acid.sql(f"INSERT INTO t VALUES ({i}, 'v{i}')")
+    reads = FOOTERS.reads
+    assert acid.sql("SELECT count(*) FROM t").collect()[0][0] == 3
+    assert FOOTERS.reads - reads <= 3  # at most the three deltas' files (INSERT may have cached them already)
+    reads = FOOTERS.reads
+    assert acid.sql("SELECT count(*) FROM t WHERE id > 0").collect()[0][0] == 2
+    assert FOOTERS.reads == reads
+    acid.sql("UPDATE t SET v = 'x' WHERE id = 1")  # reads no footer: every file of its snapshot was read before
+    assert FOOTERS.reads == reads
+    assert sorted(acid.sql("SELECT v FROM t").collect()) == [("v0",), ("v2",), ("x",)]
+    assert FOOTERS.reads == reads + 2  # the UPDATE's delta and delete delta
