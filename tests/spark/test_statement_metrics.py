@@ -64,3 +64,28 @@ def test_a_statement_reads_only_the_footers_of_new_files(acid):
     assert FOOTERS.reads == reads
     assert sorted(acid.sql("SELECT v FROM t").collect()) == [("v0",), ("v2",), ("x",)]
     assert FOOTERS.reads == reads + 2  # the UPDATE's delta and delete delta
+
+
+def test_a_small_update_is_one_job_and_its_partition_filter_none(spark, acid):
+    """The driver-path write collects the changed rows in the job that finds them (no count first), and the
+    partitions a filter keeps (to read and to lock) are chosen on the driver over an inline table: a one-row
+    UPDATE or DELETE of a table without delete deltas, partitioned or not, is one Spark job."""
+    acid.sql("CREATE TABLE t (id int, v string) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+    acid.sql("INSERT INTO t SELECT id, concat('v', id) FROM range(0, 100)")
+    _, work = measure(spark, lambda: acid.sql("UPDATE t SET v = 'x' WHERE id = 7"))
+    assert work.jobs == 1
+    acid.sql(
+        "CREATE TABLE p (id int, v string) PARTITIONED BY (s string, d int) STORED AS ORC "
+        "TBLPROPERTIES ('transactional'='true')"
+    )
+    # partition values that SQL text would have to escape, and the NULL (default) partition
+    acid.sql("INSERT INTO p VALUES (1, 'a', 'it\\'s', 1), (2, 'b', 'back\\\\slash', 1), (3, 'c', NULL, 1), (4, 'd', 'x', 2)")
+    result, work = measure(spark, lambda: acid.sql("UPDATE p SET v = 'y' WHERE s = 'it\\'s' AND d = 1"))
+    assert (result.num_updated_rows, work.jobs) == (1, 1)
+    result, work = measure(spark, lambda: acid.sql("DELETE FROM p WHERE s IS NULL AND id = 3"))
+    assert (result.num_deleted_rows, work.jobs) == (1, 1)
+    acid.sql("UPDATE p SET v = 'z' WHERE s = 'back\\\\slash'")
+    assert sorted(acid.sql("SELECT id, v, s, d FROM p").collect()) == [
+        (1, "y", "it's", 1), (2, "z", "back\\slash", 1), (4, "d", "x", 2),
+    ]
+
