@@ -89,3 +89,21 @@ def test_a_small_update_is_one_job_and_its_partition_filter_none(spark, acid):
         (1, "y", "it's", 1), (2, "z", "back\\slash", 1), (4, "d", "x", 2),
     ]
 
+
+def test_a_merge_checks_and_counts_in_one_aggregate(spark, acid):
+    """MERGE: the join's rows kept, one aggregate for the cardinality check and the report's counts, one
+    job writing the events on the driver: six jobs for a small MERGE over fresh tables (it was twelve)."""
+    acid.sql("CREATE TABLE t (id int, v string) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+    acid.sql("INSERT INTO t SELECT id, concat('v', id) FROM range(0, 100)")
+    acid.sql("CREATE TABLE s (id int, v string) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+    acid.sql("INSERT INTO s SELECT id * 2, 'new' FROM range(45, 65)")
+    result, work = measure(
+        spark,
+        lambda: acid.sql(
+            "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v "
+            "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)"
+        ),
+    )
+    assert (result.num_source_rows, result.num_target_rows_matched) == (20, 5)
+    assert (result.num_updated_rows, result.num_inserted_rows) == (5, 15)
+    assert work.jobs <= 6
