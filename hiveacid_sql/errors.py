@@ -50,6 +50,12 @@ class TxnAbortedError(TxnError):
     """The transaction was aborted (by a failure, a timeout or a conflict)."""
 
 
+class CommitOutcomeUnknownError(TxnError):
+    """A commit's reply was lost and the store could not be asked afterwards whether it committed: the
+    transaction may be committed or still open (SHOW TRANSACTIONS lists it while open; DESCRIBE HISTORY shows
+    a committed write). Its files are kept: they are read exactly when it committed."""
+
+
 class AcidFormatError(HiveAcidError):
     """A file or directory does not follow the Hive ACID layout."""
 

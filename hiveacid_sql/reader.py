@@ -617,6 +617,9 @@ def _text_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns, serde:
     # LazyUtils.getByte: a number is the byte itself (serialization.format=1 is Ctrl-A), else the first character
     delim = chr(int(delim)) if delim.isdigit() and int(delim) < 128 else delim[0]
     null_text = serde.get("serialization.null.format", "\\N")
+    escape = serde.get("escape.delim")
+    if escape is not None:  # LazySerDeParameters.getByte, as for the separator
+        escape = chr(int(escape) & 0xFF) if escape.lstrip("-").isdigit() else (escape[:1] or "\\")
     columns: list[list[str | None]] = [[] for _ in cols]
     for p in paths:
         with fs.open_input_stream(p) as f:
@@ -625,7 +628,8 @@ def _text_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns, serde:
         if lines and lines[-1] == "":
             lines.pop()
         for line in lines:
-            fields = line.removesuffix("\r").split(delim)
+            line = line.removesuffix("\r")
+            fields = line.split(delim) if escape is None else _split_escaped(line, delim, escape)
             for i, out in enumerate(columns):
                 value = fields[i] if i < len(fields) else None
                 out.append(None if value is None or value == null_text else value)
@@ -633,10 +637,46 @@ def _text_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns, serde:
     arrays = []
     for vals, (_n, htype) in zip(columns, cols, strict=True):
         if htype.name in ("string", "varchar", "char"):
+            if escape is not None:
+                vals = [None if v is None else _unescaped(v, escape) for v in vals]
             arrays.append(to_table_values(pa.array(vals, pa.string()), string, htype))
         else:
             arrays.append(pa.array([_text_value(v, htype) for v in vals], arrow_type(htype)))
     return pa.Table.from_arrays(arrays, schema=table_schema(cols))
+
+
+def _split_escaped(line: str, delim: str, escape: str) -> list[str]:
+    """``line``'s fields as LazyStruct splits them with an escape character: a separator right after the
+    escape is part of the field (the escape and its character are kept, for :func:`_unescaped`)."""
+    fields: list[str] = []
+    start = i = 0
+    while i < len(line):
+        if line[i] == escape and i + 1 < len(line):
+            i += 2
+            continue
+        if line[i] == delim:
+            fields.append(line[start:i])
+            start = i + 1
+        i += 1
+    fields.append(line[start:])
+    return fields
+
+
+def _unescaped(text: str, escape: str) -> str:
+    """``LazyUtils.copyAndEscapeStringDataToText``: the escape and the character after it become that
+    character, ``r`` and ``n`` CR and LF; a lone escape at the end stays."""
+    out = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == escape and i + 1 < len(text):
+            nxt = text[i + 1]
+            out.append({"r": "\r", "n": "\n"}.get(nxt, nxt))
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
 
 
 _INT_RANGES = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}

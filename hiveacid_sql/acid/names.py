@@ -211,6 +211,16 @@ def parse_original_file(name: str) -> tuple[int, int] | None:
     return bucket, int(m.group(3)) if m.group(3) is not None else 0
 
 
+def original_file_name(bucket: int, copy: int = 0) -> str:
+    """Hive's name of a plain data file of writer (bucket) ``bucket``: ``000003_0`` (``Utilities.getTaskId``'s
+    six digits and attempt 0, which FileSinkOperator sets to the bucket number in a bucketed table), with
+    ``_copy_K`` when ``Hive.mvFile`` finds the name taken (INSERT INTO a directory already holding it).
+    :func:`parse_original_file` reads it back."""
+    if bucket < 0 or bucket > INT_MAX or copy < 0:
+        raise AcidFormatError(f"invalid original file name parts: bucket {bucket}, copy {copy}")
+    return f"{bucket:06d}_0" + (f"{COPY_KEYWORD}{copy}" if copy else "")
+
+
 def is_hidden(name: str) -> bool:
     """``AcidUtils.hiddenFileFilter``: names starting with ``_`` or ``.`` are invisible to ``getAcidState``."""
     return name.startswith("_") or name.startswith(".")

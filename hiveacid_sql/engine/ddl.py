@@ -23,6 +23,7 @@ from hiveacid_sql.errors import CatalogError, PlanError, UnsupportedStatementErr
 from hiveacid_sql.exec.pruning import prune_partitions
 from hiveacid_sql.exec.routing import partition_dir_of
 from hiveacid_sql.exec.textfile import check_columns as check_text_columns
+from hiveacid_sql.exec.textfile import text_format
 from hiveacid_sql.plan.partition_spec import spec_filter, static_spec
 from hiveacid_sql.plan.types import hive_type_of
 from hiveacid_sql.settings import CREATE_AS_ACID, CREATE_AS_INSERT_ONLY, DEFAULT_FILEFORMAT
@@ -206,10 +207,14 @@ _DELIMITED = {
     "map_keys": ("mapkey.delim",),
     "lines": ("line.delim",),
     "null": ("serialization.null.format",),
+    "escaped": ("escape.delim",),
 }
 #: The SERDE_PARAMS our TEXTFILE reader and writer honour.
 _HONOURED_SERDE_PARAMS = frozenset(
-    {"field.delim", "serialization.format", "serialization.null.format", "line.delim", "colelction.delim", "mapkey.delim"}
+    {
+        "field.delim", "serialization.format", "serialization.null.format", "line.delim", "colelction.delim", "mapkey.delim",
+        "escape.delim", "serialization.escape.crlf",
+    }
 )
 _LAZY_SIMPLE_SERDE = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
 
@@ -231,8 +236,6 @@ def _row_format(prop: exp.Expr, qualified: str) -> dict[str, str]:
                 raise UnsupportedStatementError(f"SERDEPROPERTIES '{key}' is not supported ({qualified})")
             out[key] = literal_text(item.args.get("value")) or ""
     else:
-        if prop.args.get("escaped") is not None:
-            raise UnsupportedStatementError(f"ROW FORMAT DELIMITED ESCAPED BY is not supported yet ({qualified})")
         for arg, keys in _DELIMITED.items():
             value = prop.args.get(arg)
             if value is None:
@@ -248,6 +251,11 @@ def _row_format(prop: exp.Expr, qualified: str) -> dict[str, str]:
     if delim is not None and len(delim) != 1 and not delim.isdigit():
         raise UnsupportedStatementError(
             f"FIELDS TERMINATED BY '{delim}' is not supported ({qualified}): LazySimpleSerDe separates fields by one character"
+        )
+    fmt = text_format(out)
+    if fmt.escape is not None and (fmt.escape in fmt.separators or fmt.escape in "\r\n"):
+        raise UnsupportedStatementError(
+            f"ESCAPED BY {fmt.escape!r} is not supported ({qualified}): the escape must not be a separator or a line break"
         )
     return out
 def _default_transactional(
@@ -301,13 +309,12 @@ def _check_layout(
     for col in bucket_cols:
         if col not in names:
             raise PlanError(f"Invalid column reference '{col}' in CLUSTERED BY of {qualified}")
-    acid = params.get("transactional") == "true"
-    if bucket_cols and acid and sorted_by:
+    full_acid = params.get("transactional") == "true" and params.get("transactional_properties", "").lower() != "insert_only"
+    if bucket_cols and full_acid and sorted_by:
         raise CatalogError(f"Table {qualified} cannot support full ACID functionality since it is sorted.")
-    if bucket_cols and not acid:
+    if bucket_cols and sorted_by:
         raise UnsupportedStatementError(
-            f"CLUSTERED BY is supported on transactional tables only ({qualified} is plain): "
-            "Spark's bucketing of plain tables is not Hive's"
+            f"CLUSTERED BY .. SORTED BY is not supported yet ({qualified}): its bucket files would not be sorted"
         )
 
 

@@ -237,6 +237,7 @@ HANDLERS: dict[type, Handler] = {
     nodes.Explain: explain_statement,
     nodes.ShowTransactions: lambda ctx, st: txn_statements.show_transactions(ctx),
     nodes.ShowLocks: lambda ctx, st: txn_statements.show_locks(ctx, cast(nodes.ShowLocks, st.tree)),
+    nodes.ShowReadLeases: lambda ctx, st: txn_statements.show_read_leases(ctx, cast(nodes.ShowReadLeases, st.tree)),
     nodes.AbortTransactions: lambda ctx, st: txn_statements.abort_transactions(ctx, cast(nodes.AbortTransactions, st.tree)),
     nodes.Compact: lambda ctx, st: compaction.compact(ctx, cast(nodes.Compact, st.tree)),
     nodes.ShowCompactions: lambda ctx, st: compaction.show_compactions(ctx),

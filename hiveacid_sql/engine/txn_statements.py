@@ -1,8 +1,9 @@
-"""SHOW TRANSACTIONS, SHOW LOCKS, ABORT TRANSACTIONS, and the locks DDL statements take.
+"""SHOW TRANSACTIONS, SHOW LOCKS, SHOW READ LEASES, ABORT TRANSACTIONS, and the locks DDL statements take.
 
 Column names and values as Hive 3.1 prints them: SHOW TRANSACTIONS with the CLI header names, SHOW LOCKS
 with HiveServer2's schema names; states and lock types spelled out (OPEN, ACQUIRED, SHARED_READ), lock ids
-as ``external.internal``, times in epoch milliseconds.
+as ``external.internal``, times in epoch milliseconds. SHOW READ LEASES is ours (Hive has no read leases)
+and follows SHOW LOCKS' naming.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from hiveacid_sql.exec.routing import partition_dir_of
 from hiveacid_sql.plan.partition_spec import static_spec
 from hiveacid_sql.sql import nodes
 from hiveacid_sql.sql.tree import table_names
+from hiveacid_sql.txn.compactions import ReadLeases
 from hiveacid_sql.txn.locks import EXCLUSIVE, LockComponent
 
 if TYPE_CHECKING:
@@ -67,6 +69,31 @@ def show_locks(ctx: StatementContext, tree: nodes.ShowLocks) -> DataFrame:
         for lk in locks
     ]
     return ctx.spark.createDataFrame(rows, _LOCK_COLUMNS)
+
+
+_LEASE_COLUMNS = (
+    "`leaseid` bigint, `database` string, `table` string, `transaction_id` bigint, `acquired_at` bigint, "
+    "`expires_at` bigint, `hostname` string, `agent_info` string, `holder_state` string, `blocks_cleaning` string"
+)
+
+
+def show_read_leases(ctx: StatementContext, tree: nodes.ShowReadLeases) -> DataFrame:
+    """The live read leases (of one table), by id: who holds each (host, ``hiveacid-sql pid N``, and whether
+    that process still runs: RUNNING / GONE / UNKNOWN for another host's), until when, and which compactions
+    'ready for cleaning' wait for it (``compaction 3, 5``), so a user sees why the cleaner waits."""
+    db = table = None
+    target = tree.args.get("this")
+    if target is not None:
+        tdef = ctx.planner.resolve(target)
+        db, table = tdef.db, tdef.name
+    rows = [
+        (
+            r.lease_id, r.db, r.table, r.txn_id, r.started, r.expires, r.host, r.agent_info, r.holder,
+            "compaction " + ", ".join(map(str, r.blocks_cleaning)) if r.blocks_cleaning else None,
+        )
+        for r in ReadLeases(ctx.store.engine).show(db, table)
+    ]
+    return ctx.spark.createDataFrame(rows, _LEASE_COLUMNS)
 
 
 def abort_transactions(ctx: StatementContext, tree: nodes.AbortTransactions) -> DataFrame:

@@ -73,6 +73,8 @@ class DmlRunner:
         snapshot = txn.snapshot([*plan.reads.tables, target])
         write_id = txn.write_id(target)
         overwrite = plan.overwrites
+        if overwrite or plan.query is None:
+            self.ctx.store.refuse_overwrite_below_open(txn.txn_id, target.db, target.name, write_id, plan.statement)
         sink = table_sink(target, write_id, overwrite=overwrite)
         statement_ids = txn.statement_ids(plan.statement_count)
         txn.expect(target, statement_ids, overwrite=overwrite)
@@ -108,6 +110,7 @@ class DmlRunner:
                 written = write_plain_target(binder, plan, locations)
             if written.partitions:
                 ctx.catalog.add_partitions(target.db, target.name, written.partitions, if_not_exists=True)
+            ctx.catalog.mark_stats_stale(target.db, target.name, None if written.whole_table else written.partitions)
             count = written.rows
         except HiveAcidError:
             raise

@@ -27,7 +27,7 @@ from hiveacid_sql.errors import ExecutionError
 from hiveacid_sql.exec.events import delete_events, insert_events, update_events
 from hiveacid_sql.exec.insert_only import write_empty_dirs, write_insert_only
 from hiveacid_sql.exec.merge import MergeCounts, write_merge, write_merge_inserts
-from hiveacid_sql.exec.plain import PART_DIR_COLUMN, write_plain, write_plain_partitions
+from hiveacid_sql.exec.plain import BUCKET_COLUMN, PART_DIR_COLUMN, write_plain, write_plain_partitions
 from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir, static_part_dir
 from hiveacid_sql.exec.shaping import shape_rows
 from hiveacid_sql.exec.spark_types import data_types
@@ -258,10 +258,12 @@ def write_empty_bases(table: TableDef, sink: TableSink, partitions: list[str], s
 
 @dataclass(frozen=True)
 class PlainWritten:
-    """What a write of a plain table did: the rows written and the partitions it wrote into (to register)."""
+    """What a write of a plain table did: the rows written and the partitions it wrote into (to register);
+    ``whole_table``: every partition's data changed (TRUNCATE), not only those listed."""
 
     rows: int
     partitions: list[str]
+    whole_table: bool = False
 
 
 def write_plain_target(binder: Binder, plan: DmlPlan, partition_locations: Mapping[str, str] | None = None) -> PlainWritten:
@@ -279,16 +281,21 @@ def _insert_plain(binder: Binder, plan: InsertPlan, locations: Mapping[str, str]
     rows = shape_rows(binder.run(plan.source, plan.reads), target, plan.column_order, plan.static_partitions)
     partitions: list[str] = []
     static = None
+    keys = []
     if target.is_partitioned:
         static = static_part_dir(binder.spark, plan) if plan.writes_one_partition else None
-        rows = rows.select(*[F.col(c.name) for c in target.columns], new_part_dir(target, static).alias(PART_DIR_COLUMN))
+        keys.append(new_part_dir(target, static).alias(PART_DIR_COLUMN))
+    bucket = new_bucket_id(target)
+    if bucket is not None:  # Hive's hash, one file per bucket (000003_0)
+        keys.append(bucket.alias(BUCKET_COLUMN))
+    if keys:
+        rows = rows.select(*[F.col(c.name) for c in target.columns], *keys)
     rows = rows.cache()
     try:
         count = rows.count()
-        if target.is_partitioned:
-            partitions = write_plain_partitions(
-                rows, target, locations, overwrite=plan.overwrite, always=[static] if static is not None else []
-            )
+        if keys:
+            always = [static] if static is not None else ([] if target.is_partitioned else [""])
+            partitions = write_plain_partitions(rows, target, locations, overwrite=plan.overwrite, always=always)
         else:
             write_plain(rows, target, overwrite=plan.overwrite)
     finally:
@@ -301,11 +308,11 @@ def _truncate_plain(binder: Binder, plan: TruncatePlan, locations: Mapping[str, 
     fs, path = filesystem_for(plan.target.location)
     if not plan.target.is_partitioned:
         fs.delete_dir_contents(path, missing_dir_ok=True)
-        return PlainWritten(0, [])
+        return PlainWritten(0, [], whole_table=True)
     for part in binder.partitions_of(plan.target.db, plan.target.name):
         _, part_path = filesystem_for(part.location or f"{plan.target.location.rstrip('/')}/{part.name}")
         fs.delete_dir_contents(part_path, missing_dir_ok=True)
-    return PlainWritten(0, [])
+    return PlainWritten(0, [], whole_table=True)
 
 
 #: Plain targets by plan class (UPDATE, DELETE and MERGE of a plain table are refused by the planner).

@@ -21,16 +21,26 @@ import uuid
 
 import pyarrow.fs as pafs
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from hiveacid_sql.acid.compaction import MAJOR, CompactionPlan
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
-from hiveacid_sql.acid.names import COMPACTED_METADATA, METADATA_FILE, is_hidden
+from hiveacid_sql.acid.names import COMPACTED_METADATA, METADATA_FILE, is_hidden, original_file_name
 from hiveacid_sql.acid.scan_files import DirFiles, ScanFiles, join_path
 from hiveacid_sql.acid.state import FileEntry
-from hiveacid_sql.exec.plain import read_plain, write_plain
+from hiveacid_sql.exec.plain import (
+    BUCKET_COLUMN,
+    PART_DIR_COLUMN,
+    free_bucket_names,
+    read_plain,
+    spark_location,
+    split_stage_key,
+    stage_key,
+    staged_write,
+    write_plain,
+)
 from hiveacid_sql.exec.scan import frame_schema, partition_values, union_all
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID, TableSink
 from hiveacid_sql.exec.write import FileWritten
@@ -45,7 +55,7 @@ ONE_FILE_MAX_ROWS = 1_000_000
 def mm_file_name(index: int) -> str:
     """Hive's name of the ``index``-th writer's file in an insert-only directory (``Utilities.getTaskId``
     rendering: six digits, attempt 0)."""
-    return f"{index:06d}_0"
+    return original_file_name(index)
 
 
 def _live_files(location: str, d: DirFiles) -> list[str]:
@@ -97,6 +107,9 @@ def write_insert_only(
     every row goes to (a static spec), None to route each row by its partition values."""
     from hiveacid_sql.exec.routing import new_part_dir
 
+    if table.is_bucketed:
+        routed = rows.withColumn(PART_DIR_COLUMN, new_part_dir(table, part_dir))
+        return _write_bucketed(routed, table, sink.directory(0, statement_id), statement_id)
     fs, root = filesystem_for(table.location)
     data_columns = [c.name for c in table.columns]
     routed = rows.withColumn(PART_DIR, new_part_dir(table, part_dir)).persist(StorageLevel.MEMORY_AND_DISK)
@@ -107,7 +120,7 @@ def write_insert_only(
         written: list[FileWritten] = []
         for index, (part, count) in enumerate(sorted(counts.items())):
             temp = f"{staging}/{index}"
-            target = dataclasses.replace(table, location=_spark_location(table.location, temp), partition_keys=())
+            target = dataclasses.replace(table, location=spark_location(table.location, temp), partition_keys=())
             part_rows = routed.where(F.col(PART_DIR) == F.lit(part)).select(*data_columns)
             if count <= ONE_FILE_MAX_ROWS:
                 part_rows = part_rows.coalesce(1)  # statement-sized: one file, as one Hive task writes
@@ -122,14 +135,52 @@ def write_insert_only(
             fs.delete_dir(staging)
 
 
-def _spark_location(location: str, path: str) -> str:
-    """``path`` (a path of the table's filesystem) as Spark should be given it: with the location's scheme
-    and authority when the location has them."""
-    if "://" not in location:
-        return path
-    scheme, rest = location.split("://", 1)
-    authority = rest.split("/", 1)[0]
-    return f"{scheme}://{authority}{path}"
+def _write_bucketed(rows: DataFrame, table: TableDef, directory: str, statement_id: int) -> list[FileWritten]:
+    """A bucketed insert-only table: ``directory`` (``delta_W_W_S``, ``base_W``) of each partition gets one
+    file per bucket that received rows, named by the bucket (``000003_0``) as Hive's FileSinkOperator names a
+    bucketed table's files, so bucket pruning and Hive's bucketed joins find each row where its hash says.
+    ``rows``: the data columns and ``PART_DIR_COLUMN``; staged in a hidden directory of ``table.location``."""
+    fs, root = filesystem_for(table.location)
+    keyed = rows.withColumn(BUCKET_COLUMN, _bucket_of(table)).persist(StorageLevel.MEMORY_AND_DISK)
+    staging = f"{root.rstrip('/')}/{_STAGING_PREFIX}{uuid.uuid4().hex}"
+    try:
+        counts = {r[0]: r[1] for r in keyed.groupBy(stage_key(keyed).alias("k")).count().collect()}
+        written: list[FileWritten] = []
+        with staged_write(keyed, table, staging) as produced:
+            for key in sorted(produced, key=lambda k: split_stage_key(k, bucketed=True)):
+                part, bucket = split_stage_key(key, bucketed=True)
+                assert bucket is not None
+                rel = f"{part}/{directory}" if part else directory
+                written += _move_bucket_files(
+                    fs, produced[key], join_path(root, rel), (part, rel), bucket, statement_id, counts.get(key, 0)
+                )
+        return written
+    finally:
+        keyed.unpersist()
+
+
+def _move_bucket_files(
+    fs: pafs.FileSystem, paths: list[str], target_dir: str, where: tuple[str, str], bucket: int, statement_id: int, rows: int
+) -> list[FileWritten]:
+    """Rename one bucket's staged files to Hive's names in ``target_dir`` (``000003_0``, then ``_copy_K``);
+    ``where``: the partition and the directory relative to the table."""
+    fs.create_dir(target_dir, recursive=True)
+    taken = {posixpath.basename(i.path) for i in fs.get_file_info(pafs.FileSelector(target_dir))}
+    out = []
+    for i, (path, name) in enumerate(zip(paths, free_bucket_names(taken, bucket, len(paths)), strict=True)):
+        dest = f"{target_dir}/{name}"
+        fs.move(path, dest)
+        out.append(FileWritten(where[0], where[1], dest, "insert", bucket, statement_id, rows if i == 0 else 0))
+    return out
+
+
+def _bucket_of(table: TableDef) -> Column:
+    """The bucket of a bucketed table's new rows (Hive's hash of the bucketing columns)."""
+    from hiveacid_sql.exec.routing import new_bucket_id
+
+    bucket = new_bucket_id(table)
+    assert bucket is not None  # only bucketed tables get here
+    return bucket
 
 
 def _move_files(
@@ -177,7 +228,7 @@ def compact_insert_only(spark: SparkSession, table: TableDef, root: str, build_d
     """Build an insert-only directory's compaction in ``build_dir``: the plan's visible files (its base, its
     deltas and, for a major compaction, the originals) rewritten as one set of plain files, ``000000_0``..,
     in ``base_N`` (major, marked compacted by ``_metadata_acid`` as Hive's compactor marks it) or
-    ``delta_<min>_<max>`` (minor). ``root``: the table's (or partition's) directory. Returns one record per
+    ``delta_<min>_<max>`` (minor); a bucketed table's rows re-bucketed, one ``00000B_0`` per bucket. ``root``: the table's (or partition's) directory. Returns one record per
     file written."""
     fs, _ = filesystem_for(table.location)
     state = plan.state
@@ -192,11 +243,15 @@ def compact_insert_only(spark: SparkSession, table: TableDef, root: str, build_d
     data = dataclasses.replace(table, partition_keys=())
     rows = read_plain(spark, data, paths)
     count = rows.count() if paths else 0
-    if count:
+    written: list[FileWritten] = []
+    if count and table.is_bucketed:  # re-bucketed by Hive's hash: one file per bucket, as Hive's compactor
+        target = dataclasses.replace(data, location=spark_location(table.location, build_dir))
+        written = _write_bucketed(rows.withColumn(PART_DIR_COLUMN, F.lit("")), target, plan.insert_dir, -1)
+    elif count:
         if count <= ONE_FILE_MAX_ROWS:
             rows = rows.coalesce(1)
-        write_plain(rows, dataclasses.replace(data, location=_spark_location(table.location, temp)), overwrite=False)
-    written = _move_files(fs, temp, out_dir, "", plan.insert_dir, -1, count) if count else []
+        write_plain(rows, dataclasses.replace(data, location=spark_location(table.location, temp)), overwrite=False)
+        written = _move_files(fs, temp, out_dir, "", plan.insert_dir, -1, count)
     fs.create_dir(out_dir, recursive=True)
     if fs.get_file_info(temp).type == pafs.FileType.Directory:
         fs.delete_dir(temp)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import posixpath
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -23,6 +23,7 @@ from pyspark.sql import types as T
 
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
+from hiveacid_sql.acid.names import original_file_name
 from hiveacid_sql.acid.orc_footer import read_footer
 from hiveacid_sql.acid.partitions import unescape_path_name
 from hiveacid_sql.errors import AcidFormatError
@@ -269,50 +270,137 @@ def _write_files(df: DataFrame, table: TableDef, location: str, *, mode: str, pa
 
 #: The column holding each row's Hive partition directory name while a partitioned plain table is written.
 PART_DIR_COLUMN = "__part_dir"
+#: The column holding each row's Hive bucket number while a bucketed plain or insert-only table is written.
+BUCKET_COLUMN = "__bucket"
+#: The column Spark's ``partitionBy`` splits a staged write by (:func:`staged_write`).
+_STAGE_KEY = "__stage_key"
+
+
+def spark_location(location: str, path: str) -> str:
+    """``path`` (a path of the table's filesystem) as Spark should be given it: with the location's scheme
+    and authority when the location has them."""
+    if "://" not in location:
+        return path
+    scheme, rest = location.split("://", 1)
+    authority = rest.split("/", 1)[0]
+    return f"{scheme}://{authority}{path}"
+
+
+def stage_key(df: DataFrame) -> Column:
+    """The staging key of each row: its partition directory (``PART_DIR_COLUMN``) and its bucket number
+    (``BUCKET_COLUMN``), as ``p=v/q=w/3``, whichever of the two ``df`` has ('' for neither)."""
+    names = set(df.columns)
+    parts = [F.col(c).cast("string") for c in (PART_DIR_COLUMN, BUCKET_COLUMN) if c in names]
+    return F.concat_ws("/", *parts) if parts else F.lit("")
+
+
+def split_stage_key(key: str, *, bucketed: bool) -> tuple[str, int | None]:
+    """(partition directory, bucket) of a staging key built by :func:`stage_key`."""
+    if not bucketed:
+        return key, None
+    part, _, bucket = key.rpartition("/")
+    return part, int(bucket)
+
+
+@contextlib.contextmanager
+def staged_write(df: DataFrame, table: TableDef, staging: str) -> Iterator[dict[str, list[str]]]:
+    """Write ``df`` (the table's data columns, and ``PART_DIR_COLUMN`` / ``BUCKET_COLUMN`` when given) in one
+    Spark job into ``staging`` (a path of the table's filesystem, removed afterwards) and yield its files by
+    staging key (:func:`stage_key`), for the caller to move into place.
+
+    A bucketed write first gathers each (partition, bucket) into one Spark task, so each key gets one file, as
+    one Hive reducer writes one file per bucket. Spark's ``partitionBy`` escapes the key once more; unescaped
+    here.
+    """
+    fs, _ = filesystem_for(table.location)
+    keyed = df.select(*[F.col(c.name) for c in table.columns], stage_key(df).alias(_STAGE_KEY))
+    if BUCKET_COLUMN in df.columns:
+        keyed = keyed.repartition(F.col(_STAGE_KEY))
+    try:
+        _write_files(keyed, table, spark_location(table.location, staging), mode="overwrite", partition_by=_STAGE_KEY)
+        produced: dict[str, list[str]] = {}
+        prefix = f"{_STAGE_KEY}="
+        for info in fs.get_file_info(pafs.FileSelector(staging, allow_not_found=True)):
+            name = posixpath.basename(info.path)
+            if info.type != pafs.FileType.Directory or not name.startswith(prefix):
+                continue
+            files = fs.get_file_info(pafs.FileSelector(info.path))
+            produced[unescape_path_name(name[len(prefix):])] = sorted(
+                f.path for f in files
+                if f.type == pafs.FileType.File and not posixpath.basename(f.path).startswith(("_", "."))
+            )
+        yield produced
+    finally:
+        with contextlib.suppress(FileNotFoundError, OSError):
+            fs.delete_dir(staging)
+
+
+def free_bucket_names(taken: set[str], bucket: int, count: int) -> list[str]:
+    """``count`` names for new files of ``bucket`` in a directory already holding ``taken``: Hive's
+    ``000003_0``, then ``000003_0_copy_1``, ``_copy_2``.. (``Hive.mvFile`` on INSERT INTO)."""
+    out: list[str] = []
+    copy = 0
+    while len(out) < count:
+        name = original_file_name(bucket, copy)
+        if name not in taken:
+            out.append(name)
+            taken.add(name)
+        copy += 1
+    return out
 
 
 def write_plain_partitions(
     df: DataFrame, table: TableDef, locations: Mapping[str, str], *, overwrite: bool, always: Sequence[str] = ()
 ) -> list[str]:
-    """Write the rows of ``df`` (the table's data columns and :data:`PART_DIR_COLUMN`) into the partition
-    directories of a partitioned plain table; returns the partitions written (sorted).
+    """Write the rows of ``df`` (the table's data columns, :data:`PART_DIR_COLUMN` when partitioned and
+    :data:`BUCKET_COLUMN` when bucketed) into the partition directories of a partitioned plain table, or the
+    bucket files of a bucketed one; returns the partitions written (sorted; none for an un-partitioned table).
 
-    One Spark job writes every partition into a hidden staging directory of the table (Spark's
-    ``partitionBy`` escapes the name once more; unescaped here), then each partition's files move into its
-    directory: ``locations`` (the catalog's, for partitions that exist) or ``<table>/<name>``. INSERT
-    OVERWRITE first empties each partition written, and only those (Hive's dynamic-partition overwrite);
-    ``always``: partitions written even without rows (a full static spec: Hive creates or empties it).
+    One Spark job writes every partition into a hidden staging directory of the table, then each partition's
+    files move into its directory: ``locations`` (the catalog's, for partitions that exist) or
+    ``<table>/<name>``. A bucketed table's files are named as Hive names them, one per bucket that received
+    rows (``000003_0``; ``000003_0_copy_1`` when INSERT INTO finds the name taken; Hive 3 on Tez writes no
+    file for an empty bucket either). INSERT OVERWRITE first empties each partition written, and only those
+    (Hive's dynamic-partition overwrite); ``always``: partitions written even without rows (a full static
+    spec: Hive creates or empties it; '' for an un-partitioned table).
     """
     fs, root = filesystem_for(table.location)
-    staging = f"{root.rstrip('/')}/_tmp_{uuid.uuid4().hex}"
-    staging_uri = f"{table.location.rstrip('/')}/{posixpath.basename(staging)}"
-    try:
-        _write_files(df, table, staging_uri, mode="overwrite", partition_by=PART_DIR_COLUMN)
-        produced: dict[str, list[str]] = {}
-        prefix = f"{PART_DIR_COLUMN}="
-        infos = fs.get_file_info(pafs.FileSelector(staging, allow_not_found=True))
-        for info in infos:
-            name = posixpath.basename(info.path)
-            if info.type != pafs.FileType.Directory or not name.startswith(prefix):
-                continue
-            part = unescape_path_name(name[len(prefix):])
-            files = fs.get_file_info(pafs.FileSelector(info.path))
-            produced[part] = [
-                f.path for f in files
-                if f.type == pafs.FileType.File and not posixpath.basename(f.path).startswith(("_", "."))
-            ]
-        written = sorted(set(produced) | set(always))
+    root = root.rstrip("/")
+    staging = f"{root}/_tmp_{uuid.uuid4().hex}"
+    bucketed = table.is_bucketed
+    with staged_write(df, table, staging) as produced:
+        by_part: dict[str, list[tuple[int | None, list[str]]]] = {}
+        for key, paths in produced.items():
+            part, bucket = split_stage_key(key, bucketed=bucketed)
+            by_part.setdefault(part, []).append((bucket, paths))
+        written = sorted(set(by_part) | set(always))
         for part in written:
-            target = _fs_path(locations.get(part) or f"{table.location.rstrip('/')}/{part}")
+            target = _fs_path(locations.get(part) or f"{table.location.rstrip('/')}/{part}") if part else root
             if overwrite:
-                fs.delete_dir_contents(target, missing_dir_ok=True)
+                _empty_dir(fs, target, keep=staging)
             fs.create_dir(target, recursive=True)
-            for path in produced.get(part, []):
-                fs.move(path, f"{target}/{posixpath.basename(path)}")
-        return written
-    finally:
-        with contextlib.suppress(FileNotFoundError, OSError):
-            fs.delete_dir(staging)
+            taken = {posixpath.basename(i.path) for i in fs.get_file_info(pafs.FileSelector(target))}
+            for bucket, paths in sorted(by_part.get(part, []), key=lambda item: item[0] or 0):
+                names = (
+                    [posixpath.basename(p) for p in paths] if bucket is None else free_bucket_names(taken, bucket, len(paths))
+                )
+                for path, name in zip(paths, names, strict=True):
+                    fs.move(path, f"{target}/{name}")
+    return [p for p in written if p]
+
+
+def _empty_dir(fs: pafs.FileSystem, path: str, *, keep: str) -> None:
+    """Remove everything in ``path`` but ``keep`` (the staging directory, when ``path`` is the table's)."""
+    if posixpath.dirname(keep.rstrip("/")) != path.rstrip("/"):
+        fs.delete_dir_contents(path, missing_dir_ok=True)
+        return
+    for info in fs.get_file_info(pafs.FileSelector(path, allow_not_found=True)):
+        if info.path.rstrip("/") == keep.rstrip("/"):
+            continue
+        if info.type == pafs.FileType.Directory:
+            fs.delete_dir(info.path)
+        else:
+            fs.delete_file(info.path)
 
 
 def _fs_path(location: str) -> str:

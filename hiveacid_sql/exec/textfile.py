@@ -5,8 +5,12 @@ separated by Ctrl-A (``\\001``), ``NULL`` written as ``\\N`` (``serialization.nu
 string written as nothing. A string column keeps ``''`` and ``NULL`` apart; a field of another type that
 does not parse (an empty one included) reads as ``NULL``, a missing trailing field as ``NULL``, extra
 fields are ignored. Binary values are base64 (``LazyUtils.writePrimitiveUTF8``; ``LazyBinary`` decodes
-base64 and keeps bytes that are not). No escaping (``escape.delim`` is unset by default), so a value holding
-the separator or a line break does not survive, in Hive as here.
+base64 and keeps bytes that are not). No escaping by default, so a value holding the separator or a line
+break does not survive, in Hive as here. ``ESCAPED BY 'c'`` (``escape.delim``) turns on LazySimpleSerDe's
+escaping of string values (``LazyUtils.writeEscaped`` / ``copyAndEscapeStringDataToText``): every separator
+of any level and the escape itself are written after the escape, fields and items are split only at
+unescaped separators, and ``serialization.escape.crlf=true`` also writes CR and LF as the escape and ``r`` /
+``n`` (read back as CR and LF whatever the setting, as Hive does).
 
 Complex types as ``LazySimpleSerDe`` nests them (``LazySimpleSerDe.serialize``, ``LazyArray``/``LazyMap``/
 ``LazyStruct``): a row's fields are at level 1; an array at level ``n`` separates its items by separator ``n``
@@ -44,6 +48,10 @@ class TextFormat:
 
     separators: tuple[str, ...] = tuple(chr(i) for i in range(1, 9))
     null_format: str = "\\N"
+    #: ``escape.delim`` (``ESCAPED BY``): None when unset (Hive's default: no escaping)
+    escape: str | None = None
+    #: ``serialization.escape.crlf``: also write CR and LF inside strings as the escape and ``r`` / ``n``
+    escape_crlf: bool = False
 
     @property
     def field_delim(self) -> str:
@@ -80,7 +88,67 @@ def text_format(serde_params: dict[str, str]) -> TextFormat:
     separators[1] = _separator(serde_params.get("colelction.delim"), separators[1])
     separators[2] = _separator(serde_params.get("mapkey.delim"), separators[2])
     null = serde_params.get("serialization.null.format")
-    return TextFormat(tuple(separators), HIVE_DEFAULT.null_format if null is None else null)
+    escape = serde_params.get("escape.delim")
+    return TextFormat(
+        tuple(separators),
+        HIVE_DEFAULT.null_format if null is None else null,
+        None if escape is None else _separator(escape, "\\"),
+        (serde_params.get("serialization.escape.crlf") or "").strip().lower() == "true",
+    )
+
+
+def _split(text: Column, delim: str, fmt: TextFormat) -> Column:
+    """``text`` split at every ``delim``; with an escape character, not at an escaped one (LazyStruct /
+    LazyArray skip the byte after the escape)."""
+    if fmt.escape is None:
+        return F.split(text, _pattern(delim), -1)
+    d, e = _pattern(delim), _pattern(fmt.escape)
+    return F.regexp_extract_all(text, F.lit(f"(?s)(?:^|{d})((?:[^{d}{e}]|{e}.|{e}\\z)*)"), 1)
+
+
+def _split_once(text: Column, delim: str, fmt: TextFormat) -> tuple[Column, Column]:
+    """``text`` split at its first (unescaped) ``delim``: the part before and the part after it (NULL when
+    there is no ``delim``), as LazyMap separates a key from its value."""
+    if fmt.escape is None:
+        kv = F.split(text, _pattern(delim), 2)
+        return F.get(kv, 0), F.get(kv, 1)
+    d, e = _pattern(delim), _pattern(fmt.escape)
+    pattern = f"(?s)^((?:[^{d}{e}]|{e}.|{e}\\z)*)({d}(.*))?\\z"
+    has_value = F.regexp_extract(text, pattern, 2) != F.lit("")
+    return F.regexp_extract(text, pattern, 1), F.when(has_value, F.regexp_extract(text, pattern, 3))
+
+
+def _unescape(text: Column, escape: str) -> Column:
+    """``LazyUtils.copyAndEscapeStringDataToText``: the escape and the character after it become that
+    character (``r`` and ``n`` become CR and LF); a lone escape at the end stays."""
+    e = _pattern(escape)
+    tokens = F.regexp_extract_all(text, F.lit(f"(?s){e}.|[^{e}]+|{e}"), 0)
+
+    def one(token: Column) -> Column:
+        second = F.substring(token, 2, 1)
+        pair = (F.length(token) == 2) & token.startswith(escape)
+        decoded = F.when(second == "r", F.lit("\r")).when(second == "n", F.lit("\n")).otherwise(second)
+        return F.when(pair, decoded).otherwise(token)
+
+    return F.when(text.isNull(), F.lit(None)).otherwise(F.array_join(F.transform(tokens, one), ""))
+
+
+def _java_replacement(text: str) -> str:
+    """``text`` as a literal in a Java regex replacement (``Matcher.quoteReplacement``)."""
+    return text.replace("\\", "\\\\").replace("$", "\\$")
+
+
+def _escape(text: Column, fmt: TextFormat) -> Column:
+    """``LazyUtils.writeEscaped``: every separator (all nesting levels) and the escape character itself
+    preceded by the escape; with ``serialization.escape.crlf`` CR and LF written as the escape and ``r`` /
+    ``n``."""
+    assert fmt.escape is not None
+    special = "".join(_pattern(c) for c in sorted({*fmt.separators, fmt.escape}))
+    repl = _java_replacement(fmt.escape)
+    out = F.regexp_replace(text, f"([{special}])", repl + "$1")
+    if fmt.escape_crlf:
+        out = F.regexp_replace(F.regexp_replace(out, "\r", repl + "r"), "\n", repl + "n")
+    return out
 
 
 def _pattern(delim: str) -> str:
@@ -111,7 +179,7 @@ def _check_depth(htype: HiveType, level: int, fmt: TextFormat) -> None:
 def decode(lines: DataFrame, columns: Sequence[tuple[str, HiveType]], fmt: TextFormat = HIVE_DEFAULT) -> DataFrame:
     """Lines (one ``value`` string column) to the table's columns, by Hive's rules (module docstring)."""
     check_columns(columns, fmt)
-    fields = F.split(F.col("value"), _pattern(fmt.field_delim), -1)
+    fields = _split(F.col("value"), fmt.field_delim, fmt)
     out = []
     for i, (name, htype) in enumerate(columns):
         raw = F.get(fields, i)  # NULL past the last field
@@ -123,30 +191,30 @@ def _from_text(raw: Column, htype: HiveType, level: int, fmt: TextFormat) -> Col
     """The value of one field (or item, key, value) written at nesting ``level``; ``\\N`` is NULL."""
     text = F.when(raw == F.lit(fmt.null_format), F.lit(None)).otherwise(raw)
     if htype.is_primitive:
-        return _parse(text, htype)
+        return _parse(text, htype, fmt)
     target = to_spark_type(htype)
     if htype.name == "array":
-        items = F.split(text, _pattern(fmt.separator(level, htype)), -1)
+        items = _split(text, fmt.separator(level, htype), fmt)
         elem = htype.children[0]
         parsed = F.transform(items, lambda x: _from_text(x, elem, level + 1, fmt))
     elif htype.name == "map":
         ktype, vtype = htype.children
-        key_sep = _pattern(fmt.separator(level + 1, htype))
+        key_sep = fmt.separator(level + 1, htype)
 
         def entry(e: Column) -> Column:
-            kv = F.split(e, key_sep, 2)
+            key, value = _split_once(e, key_sep, fmt)
             return F.struct(
-                _from_text(F.get(kv, 0), ktype, level + 2, fmt).alias("key"),
-                _from_text(F.get(kv, 1), vtype, level + 2, fmt).alias("value"),
+                _from_text(key, ktype, level + 2, fmt).alias("key"),
+                _from_text(value, vtype, level + 2, fmt).alias("value"),
             )
 
-        entries = F.transform(F.split(text, _pattern(fmt.separator(level, htype)), -1), entry)
+        entries = F.transform(_split(text, fmt.separator(level, htype), fmt), entry)
         entries = F.filter(entries, lambda e: e.getField("key").isNotNull())  # LazyMap drops NULL keys
         keys = F.transform(entries, lambda e: e.getField("key"))
         first = F.filter(entries, lambda e, i: F.array_position(keys, e.getField("key")) == i + 1)  # first wins
         parsed = F.map_from_entries(first)
     else:  # struct: missing trailing fields are NULL, extra ones ignored (LazyStruct)
-        parts = F.split(text, _pattern(fmt.separator(level, htype)), -1)
+        parts = _split(text, fmt.separator(level, htype), fmt)
         parsed = F.struct(
             *[_from_text(F.get(parts, i), ft, level + 1, fmt).alias(fn) for i, (fn, ft) in enumerate(htype.fields)]
         )
@@ -155,9 +223,9 @@ def _from_text(raw: Column, htype: HiveType, level: int, fmt: TextFormat) -> Col
     return F.when(text.isNull(), F.lit(None)).when(text == F.lit(""), empty.cast(target)).otherwise(parsed).cast(target)
 
 
-def _parse(text: Column, htype: HiveType) -> Column:
+def _parse(text: Column, htype: HiveType, fmt: TextFormat) -> Column:
     if htype.name in _STRINGS:
-        return text
+        return text if fmt.escape is None else _unescape(text, fmt.escape)
     if htype.name == "binary":
         return F.coalesce(F.try_to_binary(text, F.lit("base64")), text.cast("binary"))
     return text.try_cast(to_spark_type(htype))  # empty or unparseable -> NULL, never an error
@@ -177,6 +245,8 @@ def _to_text(col: Column, htype: HiveType, level: int, fmt: TextFormat) -> Colum
     """A value as LazySimpleSerDe writes it at nesting ``level`` (module docstring); NULL is ``\\N``."""
     if htype.is_primitive:
         text = F.base64(col) if htype.name == "binary" else col.cast("string")
+        if htype.name in _STRINGS and fmt.escape is not None:
+            text = _escape(text, fmt)
     elif htype.name == "array":
         elem = htype.children[0]
         items = F.transform(col, lambda x: _to_text(x, elem, level + 1, fmt))

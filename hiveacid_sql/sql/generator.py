@@ -69,7 +69,7 @@ def _explain_sql(self: HiveGenerator, expression: nodes.Explain) -> str:
 
 
 class HiveAcidGenerator(HiveGenerator):
-    """Hive generator that also knows COMPACT, SHOW COMPACTIONS/TRANSACTIONS/LOCKS, ABORT and EXPLAIN."""
+    """Hive generator that also knows COMPACT, SHOW COMPACTIONS/TRANSACTIONS/LOCKS/READ LEASES, ABORT and EXPLAIN."""
 
     TRANSFORMS: ClassVar = {
         **HiveGenerator.TRANSFORMS,
@@ -77,6 +77,7 @@ class HiveAcidGenerator(HiveGenerator):
         nodes.ShowCompactions: lambda self, e: "SHOW COMPACTIONS",
         nodes.ShowTransactions: lambda self, e: "SHOW TRANSACTIONS",
         nodes.ShowLocks: _show_locks_sql,
+        nodes.ShowReadLeases: lambda self, e: " ".join(p for p in ("SHOW READ LEASES", self.sql(e, "this")) if p),
         nodes.ShowTblProperties: _show_tblproperties_sql,
         nodes.AbortTransactions: _abort_transactions_sql,
         nodes.UnsetProperties: _unset_properties_sql,

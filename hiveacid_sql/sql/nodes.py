@@ -44,6 +44,13 @@ class ShowLocks(exp.Expression):
     arg_types = {"this": False, "partition": False, "extended": False}
 
 
+class ShowReadLeases(exp.Expression):
+    """``SHOW READ LEASES [table]`` (ours; Hive has no read leases): the live read leases, which pin the files a
+    snapshot reads and so hold back the cleaner; ``this`` is an optional :class:`exp.Table`."""
+
+    arg_types = {"this": False}
+
+
 class ShowTblProperties(exp.Expression):
     """``SHOW TBLPROPERTIES t [('key')]``; ``expression`` is the optional key as a string literal."""
 
@@ -102,6 +109,7 @@ NODE_CLASSES: tuple[type[exp.Expr], ...] = (
     ShowCompactions,
     ShowTransactions,
     ShowLocks,
+    ShowReadLeases,
     ShowTblProperties,
     AbortTransactions,
     UnsetProperties,

@@ -64,6 +64,9 @@ class HiveAcidParser(HiveParser):
         "COMPACTIONS": lambda self: self.expression(nodes.ShowCompactions()),
         "TRANSACTIONS": lambda self: self.expression(nodes.ShowTransactions()),
         "LOCKS": lambda self: self._parse_show_locks(),
+        "READ LEASES": lambda self: self.expression(
+            nodes.ShowReadLeases(this=self._parse_table_parts(schema=True) if self._curr else None)
+        ),
         "VIEWS": lambda self: self._parse_show_views(),
     }
     # The trie must be rebuilt with the table, or SHOW lookups keep using the parent's (empty) trie.

@@ -373,6 +373,12 @@ class Catalog:
             lambda conn: register_partitions(conn, db, name, wanted, if_not_exists, write_id, locations)
         )
 
+    def mark_stats_stale(self, db: str, name: str, partitions: Iterable[str | None] | None) -> None:
+        """After a write outside a transaction (plain tables): Hive's statistics of what was written no longer
+        hold (:func:`mark_stats_stale`; ``partitions`` None: every partition)."""
+        wanted = None if partitions is None else list(partitions)
+        self._db.run_write(lambda conn: mark_stats_stale(conn, db, name, wanted))
+
     def drop_partitions(self, db: str, name: str, names: Iterable[str]) -> list[str]:
         """Remove partitions from the catalog (not their files); returns the names that existed."""
         db, name = db.strip().lower(), name.strip().lower()
@@ -499,6 +505,35 @@ def set_txn_key_value(conn: Connection, db: str, name: str, key: str, value: str
     )
     if done.rowcount == 0:
         conn.execute(sa.insert(s.TABLE_PARAMS).values(TBL_ID=row["TBL_ID"], PARAM_KEY=key, PARAM_VALUE=value))
+
+
+#: Hive's flag that a table's or partition's statistics match its data (``StatsSetupConst.COLUMN_STATS_ACCURATE``)
+STATS_ACCURATE = "COLUMN_STATS_ACCURATE"
+
+
+def mark_stats_stale(conn: Connection, db: str, name: str, partitions: Iterable[str | None] | None) -> None:
+    """Drop ``COLUMN_STATS_ACCURATE`` of a table we wrote and of the partitions written (a ``None`` name: the
+    table itself; ``partitions`` None: all of them), inside the caller's database transaction.
+
+    Why: Hive with ``hive.compute.query.using.stats`` (its default) answers ``count(*)``, ``min`` and ``max``
+    from statistics flagged accurate instead of reading the files; we keep no statistics, so a flag left from
+    Hive's last ``ANALYZE`` or stats-gathering insert would make Hive answer from the data as it was before our
+    write. With the flag absent Hive treats the numbers as estimates (``StatsSetupConst.areBasicStatsUptoDate``
+    is false) and reads the data. The table-level flag goes too when a partition is written: a partitioned
+    table's own flag describes the table as a whole."""
+    row = _tbl_row(conn, db.strip().lower(), name.strip().lower())
+    if row is None:
+        return
+    tp = s.TABLE_PARAMS.c
+    conn.execute(sa.delete(s.TABLE_PARAMS).where(tp.TBL_ID == row["TBL_ID"], tp.PARAM_KEY == STATS_ACCURATE))
+    part_ids = sa.select(s.PARTITIONS.c.PART_ID).where(s.PARTITIONS.c.TBL_ID == row["TBL_ID"])
+    if partitions is not None:
+        names = sorted({p for p in partitions if p})
+        if not names:
+            return
+        part_ids = part_ids.where(s.PARTITIONS.c.PART_NAME.in_(names))
+    pp = s.PARTITION_PARAMS.c
+    conn.execute(sa.delete(s.PARTITION_PARAMS).where(pp.PART_ID.in_(part_ids), pp.PARAM_KEY == STATS_ACCURATE))
 
 
 # ---------------------------------------------------------------------- row helpers
@@ -955,4 +990,4 @@ def _rename_txn_records(conn: Connection, old: tuple[str, str], new: tuple[str, 
         )
 
 
-__all__ = ["Catalog", "hive_pattern", "register_partitions"]
+__all__ = ["STATS_ACCURATE", "Catalog", "hive_pattern", "mark_stats_stale", "register_partitions"]

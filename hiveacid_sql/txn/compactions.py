@@ -420,6 +420,27 @@ class CompactionQueue:
             )
 
 
+@dataclass(frozen=True)
+class LeaseInfo:
+    """One live read lease as SHOW READ LEASES prints it.
+
+    ``holder``: ``RUNNING`` (its process of this host runs), ``GONE`` (it exited: the cleaner's next round ends
+    the lease) or ``UNKNOWN`` (another host's, or not ours: it lasts until ``expires``). ``blocks_cleaning``:
+    the ids of the compactions 'ready for cleaning' on its table that wait for it (taken before they finished).
+    """
+
+    lease_id: int
+    db: str
+    table: str
+    txn_id: int | None
+    started: int  # epoch millis
+    expires: int  # epoch millis
+    host: str | None
+    agent_info: str | None
+    holder: str
+    blocks_cleaning: list[int]
+
+
 class ReadLeases:
     """Read leases: a snapshot read registers the tables it reads before it lists a single file."""
 
@@ -490,6 +511,42 @@ class ReadLeases:
             )
         return dead
 
+    def show(self, db: str | None = None, table: str | None = None) -> builtins.list[LeaseInfo]:
+        """The live leases (of one table, or all), by id, each with whether its holder still runs and which
+        compactions 'ready for cleaning' it holds back (SHOW READ LEASES): what a user needs to see why the
+        cleaner waits. An expired lease is not listed: the cleaner ignores it already."""
+        rl, q = s.HIVEACID_READ_LEASES.c, s.COMPACTION_QUEUE.c
+        query = sa.select(s.HIVEACID_READ_LEASES).where(rl.RL_EXPIRES > now_ms()).order_by(rl.RL_ID)
+        waiting = sa.select(q.CQ_ID, q.CQ_DATABASE, q.CQ_TABLE, q.CQ_META_INFO).where(q.CQ_STATE == READY_FOR_CLEANING)
+        if db is not None:
+            query, waiting = query.where(rl.RL_DATABASE == db.lower()), waiting.where(q.CQ_DATABASE == db.lower())
+        if table is not None:
+            query, waiting = query.where(rl.RL_TABLE == table.lower()), waiting.where(q.CQ_TABLE == table.lower())
+        with self._db.read() as conn:
+            leases = conn.execute(query).mappings().all()
+            cleaning = conn.execute(waiting.order_by(q.CQ_ID)).all()
+        me = socket.gethostname()
+        out = []
+        for r in leases:
+            blocks = [
+                int(cq_id)
+                for cq_id, cq_db, cq_table, meta in cleaning
+                if (cq_db, cq_table) == (r["RL_DATABASE"], r["RL_TABLE"])
+                and r["RL_ID"] < int(_meta(meta).get("next_lease_id", 1 << 62))
+            ]
+            pid = _holder_pid(r["RL_AGENT_INFO"])
+            if r["RL_HOST"] != me or pid is None:
+                holder = "UNKNOWN"  # another host's process, or a holder not ours: the lease lapses at expiry
+            else:
+                holder = "GONE" if pid != os.getpid() and process_gone(me, pid) else "RUNNING"
+            out.append(
+                LeaseInfo(
+                    int(r["RL_ID"]), r["RL_DATABASE"], r["RL_TABLE"], r["RL_TXNID"], int(r["RL_STARTED"]),
+                    int(r["RL_EXPIRES"]), r["RL_HOST"], r["RL_AGENT_INFO"], holder, blocks,
+                )
+            )
+        return out
+
     def live(self) -> list[dict[str, Any]]:
         """Leases not yet expired, by id."""
         rl = s.HIVEACID_READ_LEASES.c
@@ -504,14 +561,19 @@ class ReadLeases:
 LEASE_AGENT = "hiveacid-sql"
 
 
+def _holder_pid(agent: str | None) -> int | None:
+    """The pid a lease's agent names (``hiveacid-sql pid <n>``), None for any other form."""
+    prefix = f"{LEASE_AGENT} pid "
+    if not agent or not agent.startswith(prefix) or not agent[len(prefix):].isdigit():
+        return None
+    return int(agent[len(prefix):])
+
+
 def _holder_alive(agent: str | None) -> bool:
     """Whether the process named by a lease's agent (``hiveacid-sql pid <n>``, this host) still runs; any other
     form counts as alive (it lapses at its expiry)."""
-    prefix = f"{LEASE_AGENT} pid "
-    if not agent or not agent.startswith(prefix) or not agent[len(prefix):].isdigit():
-        return True
-    pid = int(agent[len(prefix):])
-    return pid == os.getpid() or not process_gone(socket.gethostname(), pid)
+    pid = _holder_pid(agent)
+    return pid is None or pid == os.getpid() or not process_gone(socket.gethostname(), pid)
 
 
 def process_gone(host: str, pid: int) -> bool:

@@ -133,14 +133,23 @@ def _is_retryable(exc: sa.exc.DBAPIError) -> bool:
     return len(args) > 0 and isinstance(args[0], int) and args[0] in _MYSQL_RETRY_CODES
 
 
-def store_error(exc: sa.exc.DBAPIError, url: sa.URL | str) -> TxnError:
+class StoreError(TxnError):
+    """A database failure of the store, in one line. ``at_commit``: it happened while the database committed
+    (the COMMIT was sent, no reply came back), so the transaction may have committed anyway."""
+
+    def __init__(self, message: str, *, at_commit: bool = False) -> None:
+        super().__init__(message)
+        self.at_commit = at_commit
+
+
+def store_error(exc: sa.exc.DBAPIError, url: sa.URL | str, *, at_commit: bool = False) -> StoreError:
     """A database failure of the store (locked, read-only, corrupt, unreachable) as one line naming the store.
 
     SQLAlchemy's own text spans several lines (the SQL, a link); the driver's first line says what happened.
     """
     text = str(exc.orig if exc.orig is not None else exc).strip().splitlines()
     where = sa.make_url(url).render_as_string(hide_password=True) if url else "the transaction store"
-    return TxnError(f"transaction store {where}: {text[0] if text else type(exc).__name__}")
+    return StoreError(f"transaction store {where}: {text[0] if text else type(exc).__name__}", at_commit=at_commit)
 
 
 class Db:
@@ -152,30 +161,33 @@ class Db:
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
-        """One short read-write transaction; commits on success, rolls back on any exception."""
+        """One short read-write transaction; commits on success, rolls back on any exception. A failure of the
+        COMMIT itself is a :class:`StoreError` with ``at_commit`` (the outcome is the server's to tell)."""
+        committing = False
         try:
             with self.engine.begin() as conn:
                 yield conn
+                committing = True  # the body is done: what fails from here on is the COMMIT
         except sa.exc.DBAPIError as exc:
-            if _is_retryable(exc) or isinstance(exc, sa.exc.IntegrityError):
+            if not committing and (_is_retryable(exc) or isinstance(exc, sa.exc.IntegrityError)):
                 raise  # run_write tries again; callers handle a lost insert race
-            raise store_error(exc, self.engine.url) from exc
+            raise store_error(exc, self.engine.url, at_commit=committing) from exc
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
         """One read-only transaction that sees a single consistent state of the database."""
-        with self.engine.connect() as conn:
-            if self.backend == "sqlite":
-                conn = conn.execution_options(**{_READ_OPTION: True})
-            elif self.backend == "postgresql":
-                conn = conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
-            else:
-                conn = conn.execution_options(isolation_level="REPEATABLE READ")
-            try:
+        try:  # connecting may fail too (the server gone): one line as well
+            with self.engine.connect() as conn:
+                if self.backend == "sqlite":
+                    conn = conn.execution_options(**{_READ_OPTION: True})
+                elif self.backend == "postgresql":
+                    conn = conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+                else:
+                    conn = conn.execution_options(isolation_level="REPEATABLE READ")
                 with conn.begin():
                     yield conn
-            except sa.exc.DBAPIError as exc:
-                raise store_error(exc, self.engine.url) from exc
+        except sa.exc.DBAPIError as exc:
+            raise store_error(exc, self.engine.url) from exc
 
     def run_write(self, fn: Callable[[Connection], T]) -> T:
         """Run ``fn`` in a write transaction, again if the server rolled it back (deadlock etc.)."""

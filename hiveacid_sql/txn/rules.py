@@ -151,10 +151,6 @@ def normalize_new_table(td: TableDef, *, now: int | None = None) -> TableDef:
     params = _normalize_acid_params(td, normalize_params(td.params))
     if params.get(TRANSACTIONAL) == "true":
         _check_acid_allowed(td, storage_format, table_type, insert_only=_is_insert_only(params))
-        if _is_insert_only(params) and bucket_cols:
-            raise CatalogError(
-                f"CLUSTERED BY is not supported on insert-only transactional tables yet: {td.qualified_name}"
-            )
     create_time = td.create_time or int(now if now is not None else time.time())
     params.setdefault("bucketing_version", "2")
     params[DDL_TIME] = str(create_time)

@@ -20,12 +20,12 @@ from typing import Any, Literal
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from hiveacid_sql.errors import TxnAbortedError, TxnError, WriteConflictError
+from hiveacid_sql.errors import CommitOutcomeUnknownError, TxnAbortedError, TxnError, WriteConflictError
 from hiveacid_sql.txn import housekeeping
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.bootstrap import DEFAULT_DB_LOCATION, ensure_schema
-from hiveacid_sql.txn.catalog import Catalog, register_partitions, set_txn_key_value
-from hiveacid_sql.txn.db import Db, RetryTxn, make_engine, next_counter, peek_counter, store_error
+from hiveacid_sql.txn.catalog import Catalog, mark_stats_stale, register_partitions, set_txn_key_value
+from hiveacid_sql.txn.db import Db, RetryTxn, StoreError, make_engine, next_counter, peek_counter, store_error
 from hiveacid_sql.txn.history import HistoryEntry, WriteRecord, adopted_records, insert_records, read_history
 from hiveacid_sql.txn.locks import LockManager
 from hiveacid_sql.txn.snapshot import Snapshot, TableWriteIds, ValidTxnList
@@ -281,6 +281,11 @@ class TxnStore:
             insert_records(conn, txn_id, history, _now_ms())
             if key_value is not None:
                 set_txn_key_value(conn, key_value.db, key_value.table, key_value.key, key_value.value)
+            written: dict[tuple[str, str], list[str | None]] = {}
+            for c in comps:
+                written.setdefault((c["TC_DATABASE"], c["TC_TABLE"]), []).append(c["TC_PARTITION"])
+            for (db, table), parts in written.items():
+                mark_stats_stale(conn, db, table, parts)
             if comps:
                 update_delete = "Y" if any(c["TC_OPERATION_TYPE"] in ("u", "d") for c in comps) else "N"
                 now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)
@@ -307,9 +312,58 @@ class TxnStore:
                 raise _state_error(conn, txn_id)
             return None
 
-        conflict = self._db.run_write(run)
+        try:
+            conflict = self._db.run_write(run)
+        except StoreError as exc:
+            if not exc.at_commit:
+                raise  # failed before COMMIT was sent: the server rolled it back, the transaction is still open
+            self._settle_lost_commit(txn_id, exc, proof_expected=bool(writes or history))
+            return
         if conflict is not None:
             raise WriteConflictError(conflict)
+
+    def _settle_lost_commit(self, txn_id: int, error: TxnError, *, proof_expected: bool) -> None:
+        """The database's COMMIT failed: the connection dropped, the server went away or did not answer after
+        it was sent. The transaction may have committed although the client never got the reply, so ask
+        again, on a new connection, as Hive's client retries its
+        idempotent ``commitTxn`` (``TxnHandler.commitTxn``: "Nth commitTxn", a no-op once committed):
+
+        * still open: nothing of the commit landed (one database transaction) -> the original error;
+        * aborted (timed out, or the write-set check aborted it) -> :class:`TxnAbortedError`;
+        * no TXNS row and its commit's marks are there (COMPLETED_TXN_COMPONENTS, the write history, as
+          Hive's ``findTxnState``), or it had nothing to mark -> committed: return, the statement succeeded;
+        * the marks it should have are missing, or the store cannot be asked -> :class:`CommitOutcomeUnknownError`.
+
+        Retrying a commit that is still open is left to the user (the statement failed and wrote nothing
+        visible): a store that just dropped a connection is not one to hide a failure from.
+        """
+        try:
+            with self._db.read() as conn:
+                state = conn.execute(sa.select(s.TXNS.c.TXN_STATE).where(s.TXNS.c.TXN_ID == txn_id)).scalar()
+                marked = state is None and (
+                    conn.execute(
+                        sa.select(s.COMPLETED_TXN_COMPONENTS.c.CTC_TXNID)
+                        .where(s.COMPLETED_TXN_COMPONENTS.c.CTC_TXNID == txn_id).limit(1)
+                    ).first() is not None
+                    or conn.execute(
+                        sa.select(s.HIVEACID_WRITE_HISTORY.c.WH_TXNID)
+                        .where(s.HIVEACID_WRITE_HISTORY.c.WH_TXNID == txn_id).limit(1)
+                    ).first() is not None
+                )
+        except TxnError as again:
+            raise CommitOutcomeUnknownError(
+                f"{error}; whether {_txn(txn_id)} committed is unknown (the store did not answer after the "
+                f"commit: {str(again).split(': ', 1)[-1]}); SHOW TRANSACTIONS lists it while it is open"
+            ) from error
+        if state == OPEN:
+            raise error
+        if state == ABORTED:
+            raise TxnAbortedError(f"Transaction {_txn(txn_id)} already aborted") from error
+        if state is not None or (proof_expected and not marked):
+            raise CommitOutcomeUnknownError(
+                f"{error}; whether {_txn(txn_id)} committed is unknown (no TXNS row and no record of its commit)"
+            ) from error
+        # committed: the reply was lost, the commit was not
 
     def abort_txn(self, txn_id: int) -> None:
         """Abort: 'o' -> 'a'. The TXNS row and TXN_COMPONENTS stay (readers and the cleaner need them) until
@@ -469,6 +523,41 @@ class TxnStore:
         db, table = _key(db, table)
         with self._db.read() as conn:
             return read_history(conn, db, table)
+
+    def open_write_ids_below(self, txn_id: int, db: str, table: str, write_id: int) -> list[tuple[int, int]]:
+        """(txn id, write id) of the other open transactions holding a write id of the table below ``write_id``.
+
+        What an overwrite (INSERT OVERWRITE, TRUNCATE: a ``base_<write_id>``) must not commit over: a write id
+        below the base that commits later is hidden under it. Ordinary writers hold a lock the overwrite's
+        EXCLUSIVE waits for; a streaming transaction batch allocates its write ids up front and locks each
+        transaction only while it runs, so between two of its transactions these are its remaining ones."""
+        db, table = _key(db, table)
+        t2w, txns = s.TXN_TO_WRITE_ID.c, s.TXNS.c
+        with self._db.read() as conn:
+            rows = conn.execute(
+                sa.select(t2w.T2W_TXNID, t2w.T2W_WRITEID)
+                .select_from(s.TXN_TO_WRITE_ID.join(s.TXNS, txns.TXN_ID == t2w.T2W_TXNID))
+                .where(
+                    t2w.T2W_DATABASE == db, t2w.T2W_TABLE == table, t2w.T2W_WRITEID < write_id,
+                    t2w.T2W_TXNID != txn_id, txns.TXN_STATE == OPEN,
+                )
+                .order_by(t2w.T2W_WRITEID)
+            ).all()
+        return [(int(t), int(w)) for t, w in rows]
+
+    def refuse_overwrite_below_open(self, txn_id: int, db: str, table: str, write_id: int, statement: str) -> None:
+        """An overwrite's ``base_<write_id>`` hides every write id below it, also one that commits after it: refuse
+        it (one line, before a file is written) while another transaction holds such a write id open, which only
+        a streaming transaction batch does (:meth:`open_write_ids_below`)."""
+        below = self.open_write_ids_below(txn_id, db, table, write_id)
+        if below:
+            txns = ", ".join(_txn(t) for t, _ in below[:5]) + (", ..." if len(below) > 5 else "")
+            raise TxnError(
+                f"{statement} of {db.lower()}.{table.lower()} refused: open transaction(s) {txns} (a streaming "
+                f"transaction batch) hold write ids {below[0][1]}..{below[-1][1]} of the table, below this "
+                f"statement's {write_id}; committed after it, their rows would be hidden under its base. Close the "
+                f"streaming connection (or let its batch end) and run it again"
+            )
 
     def write_id_history(self, db: str, table: str) -> list[dict[str, Any]]:
         """Every allocated write id of the table with its txn, state and (if committed) commit time.

@@ -677,6 +677,16 @@ def test_leases_of_a_process_that_exited_end_and_show_compactions_says_what_clea
     assert [r.state for r in shown] == ["ready for cleaning"]
     assert shown[0].errormessage.startswith("waiting for 1 read lease(s) on the table (last ends ")
     assert shown[0].errormessage.endswith(f"hiveacid-sql pid {pid} on {socket.gethostname()})")
+    # SHOW READ LEASES names the lease, its holder (gone) and the compaction it holds back
+    leases = acid.sql("SHOW READ LEASES t").collect()
+    assert [
+        (r.database, r.table, r.hostname, r.agent_info, r.holder_state, r.blocks_cleaning) for r in leases
+    ] == [("default", "t", socket.gethostname(), f"hiveacid-sql pid {pid}", "GONE", "compaction 1")]
+    assert leases[0].expires_at - leases[0].acquired_at == 3_600_000
+    assert acid.sql("SHOW READ LEASES").collect() == leases
+    with pytest.raises(HiveAcidError, match="Table not found .default.nope."):
+        acid.sql("SHOW READ LEASES nope")
     assert Compactor(acid.spark, acid.store).clean() == [1]  # the dead process's lease ended: cleaned at once
+    assert acid.sql("SHOW READ LEASES").collect() == []
     assert _dirs(warehouse / "t") == ["base_0000002"]
     assert [r.state for r in acid.sql("SHOW COMPACTIONS").collect()] == ["succeeded"]

@@ -191,3 +191,40 @@ def test_read_table_reads_plain_partitions_without_spark(acid, warehouse, tmp_pa
     )
     pruned = hiveacid_sql.read_table("t", warehouse=warehouse, filter=[("y", "=", 2025)], columns=["id", "c"])
     assert sorted(tuple(r.values()) for r in pruned.to_pylist()) == [(2, None), (3, "z")]
+
+
+def test_writes_clear_hive_stats_flag_of_the_partitions_they_change(acid):
+    """Hive answers count(*) from statistics flagged accurate: our writes (plain INSERT, TRUNCATE, an ACID
+    UPDATE) drop the flag of what they changed, so Hive reads the data instead of its old numbers."""
+    import sqlalchemy as sa
+
+    from hiveacid_sql.txn import schema as s
+
+    flag = '{"BASIC_STATS":"true"}'
+    acid.sql("CREATE TABLE p (id INT) PARTITIONED BY (d STRING) STORED AS ORC")
+    acid.sql("CREATE TABLE a (id INT) PARTITIONED BY (d STRING) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+    for t in ("p", "a"):
+        acid.sql(f"INSERT INTO {t} PARTITION (d) VALUES (1, 'x'), (2, 'y')")
+
+    def mark() -> None:
+        with acid.store.engine.begin() as conn:
+            for part_id in conn.execute(sa.select(s.PARTITIONS.c.PART_ID)).scalars():
+                conn.execute(sa.delete(s.PARTITION_PARAMS).filter_by(PART_ID=part_id, PARAM_KEY="COLUMN_STATS_ACCURATE"))
+                conn.execute(sa.insert(s.PARTITION_PARAMS).values(
+                    PART_ID=part_id, PARAM_KEY="COLUMN_STATS_ACCURATE", PARAM_VALUE=flag
+                ))
+
+    def flagged() -> set[tuple[str, str]]:
+        t, p, pp = s.TBLS.c, s.PARTITIONS.c, s.PARTITION_PARAMS.c
+        with acid.store.engine.connect() as conn:
+            return {tuple(r) for r in conn.execute(
+                sa.select(t.TBL_NAME, p.PART_NAME).join(s.PARTITIONS, p.TBL_ID == t.TBL_ID)
+                .join(s.PARTITION_PARAMS, pp.PART_ID == p.PART_ID).where(pp.PARAM_KEY == "COLUMN_STATS_ACCURATE")
+            )}
+
+    mark()
+    acid.sql("INSERT INTO p PARTITION (d='x') VALUES (3)")
+    acid.sql("UPDATE a SET id = 5 WHERE d = 'y'")
+    assert flagged() == {("p", "d=y"), ("a", "d=x")}
+    acid.sql("TRUNCATE TABLE p")
+    assert flagged() == {("a", "d=x")}

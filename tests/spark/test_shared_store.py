@@ -27,3 +27,30 @@ def test_two_connections_share_tables_and_transactions(spark, tmp_path, backend)
         finally:
             first.close()
             second.close()
+
+
+@pytest.mark.parametrize("ready_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True)
+def test_an_update_whose_commit_reply_is_lost_succeeds_once(spark, tmp_path, ready_url):
+    """The store's COMMIT of an UPDATE's transaction reaches PostgreSQL, its reply is lost (a proxy drops it and
+    the connection): the statement asks the store again, finds it committed and returns its result; the table
+    holds the update once, the files stay. Nothing for a user to retry, so nothing applied twice."""
+    from tests.support.tcp_proxy import PG_COMMIT, losing_proxy
+
+    with losing_proxy(ready_url) as proxy:
+        acid = hiveacid_sql.connect(spark=spark, warehouse=tmp_path / "wh", store_url=proxy.url(ready_url))
+        try:
+            # the ready store's database `default` lies where its template was made: a database of this test's own
+            acid.sql(f"CREATE DATABASE lost LOCATION '{tmp_path / 'lost.db'}'")
+            acid.sql("USE lost")
+            acid.sql("CREATE TABLE t (id int, v int) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+            acid.sql("INSERT INTO t VALUES (1, 10), (2, 20)")
+            proxy.lose_reply_to(PG_COMMIT, after=b"COMPLETED_TXN_COMPONENTS")  # a transaction's commit
+            result = acid.sql("UPDATE t SET v = v + 100 WHERE id = 2")
+            assert proxy.lost == 1
+            assert (result.num_updated_rows, result.write_id) == (1, 2)
+            assert acid.store.txn_state(result.txn_id) == "committed"
+            assert [(r.id, r.v) for r in acid.sql("SELECT id, v FROM t ORDER BY id").collect()] == [(1, 10), (2, 120)]
+            history = acid.sql("DESCRIBE HISTORY t").collect()
+            assert [(h.write_id, h.operation) for h in history] == [(2, "UPDATE"), (1, "INSERT")]
+        finally:
+            acid.close()

@@ -16,8 +16,10 @@ from hiveacid_sql import read_table
 from hiveacid_sql.acid.bucketing import bucket_number
 from hiveacid_sql.acid.codec import encode_bucket
 from hiveacid_sql.acid.hive_types import parse_hive_type
+from hiveacid_sql.compactor import Compactor
 from hiveacid_sql.engine.streaming import StreamingError
-from hiveacid_sql.errors import CatalogError, TxnAbortedError, TxnStateError
+from hiveacid_sql.errors import CatalogError, TxnAbortedError, TxnError, TxnStateError
+from hiveacid_sql.txn.compactions import CompactionQueue
 from tests.support.acid_invariants import check_table
 
 ACID = "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
@@ -280,6 +282,74 @@ def test_heartbeats_keep_the_batch_open_past_the_time_out(acid) -> None:
         conn.write((2,))
         conn.commit_transaction()
     assert _rows(acid, "s") == [(1,), (2,)]
+
+
+def test_an_overwrite_between_a_batchs_transactions_is_refused(acid, warehouse) -> None:
+    """INSERT OVERWRITE / TRUNCATE write a base above the batch's remaining write ids, which would hide their rows
+    once they commit: refused in one line while the batch has open transactions, nothing written; fine after."""
+    acid.sql(f"CREATE TABLE s (id int) {ACID}")
+    with acid.streaming_connection("s", transaction_batch_size=3) as conn:
+        conn.begin_transaction()
+        conn.write((1,))
+        conn.commit_transaction()
+        refused = (
+            r"^{} of default\.s refused: open transaction\(s\) txnid:\d+, txnid:\d+ \(a streaming transaction "
+            r"batch\) hold write ids 2\.\.3 of the table, below this statement's {}; committed after it, their rows "
+            r"would be hidden under its base\. Close the streaming connection \(or let its batch end\) and run it again$"
+        )
+        with pytest.raises(TxnError, match=refused.format("INSERT OVERWRITE", 4)):
+            acid.sql("INSERT OVERWRITE TABLE s VALUES (9)")
+        with pytest.raises(TxnError, match=refused.format("TRUNCATE", 5)):
+            acid.sql("TRUNCATE TABLE s")
+        conn.begin_transaction()
+        conn.write((2,))
+        conn.commit_transaction()
+        assert _rows(acid, "s") == [(1,), (2,)]
+        assert sorted(os.listdir(warehouse / "s")) == ["delta_0000001_0000003"]  # nothing of the refused ones
+    acid.sql("INSERT OVERWRITE TABLE s VALUES (9)")  # the batch closed (its last transaction aborted)
+    assert _rows(acid, "s") == [(9,)]
+    assert check_table(warehouse / "s", 0, acid.store.snapshot([("default", "s")]).write_ids("default", "s")) == []
+
+
+def test_the_initiator_compacts_while_a_stream_writes(acid, warehouse) -> None:
+    """Compactor rounds (initiator, worker, cleaner, housekeeper) between every step of a stream of transaction
+    batches, the table asking for a compaction as soon as it has two deltas: the initiator queues compactions
+    while batches are open, the worker compacts below the open write ids, nothing fails, and every row is read
+    exactly once at every step and at the end."""
+    from hiveacid_sql.compactor.service import run_round
+
+    acid.sql(
+        "CREATE TABLE s (id int) STORED AS ORC TBLPROPERTIES ('transactional'='true', "
+        "'compactorthreshold.hive.compactor.delta.num.threshold'='1')"
+    )
+    compactor = Compactor(acid.spark, acid.store)
+    expected: list[tuple] = []
+    handled: dict[str, list[int]] = {"initiated": [], "worked": [], "cleaned": []}
+
+    def compact_round() -> None:
+        done = run_round(compactor, initiator=True, worker=True)
+        for key in handled:
+            handled[key] += done[key]
+        assert _rows(acid, "s") == sorted(expected)
+
+    next_id = 0
+    for _batch in range(3):
+        with acid.streaming_connection("s", transaction_batch_size=2) as conn:
+            for _txn in range(2):
+                conn.begin_transaction()
+                conn.write([(next_id,), (next_id + 1,)])
+                compact_round()  # a transaction open, written, not committed
+                conn.commit_transaction()
+                expected += [(next_id,), (next_id + 1,)]
+                next_id += 2
+                compact_round()
+    compact_round()
+    assert handled["initiated"] and handled["worked"], handled
+    compactions = CompactionQueue(acid.store.engine).list()
+    assert all(c.state_name in ("succeeded", "ready for cleaning") for c in compactions), compactions
+    assert min(c.highest_write_id or 0 for c in compactions) < 6  # one ran while the stream was still to write
+    assert _spark_rows(acid, "s") == sorted(expected)
+    assert check_table(warehouse / "s", 0, acid.store.snapshot([("default", "s")]).write_ids("default", "s")) == []
 
 
 def test_a_compaction_beside_an_open_batch_leaves_its_delta_alone(acid, warehouse) -> None:

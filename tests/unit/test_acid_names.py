@@ -16,6 +16,7 @@ from hiveacid_sql.acid.names import (
     delete_delta_dir_name,
     delta_dir_name,
     is_hidden,
+    original_file_name,
     parse_bucket_file,
     parse_dir_name,
     parse_original_file,
@@ -132,6 +133,16 @@ def test_original_files():
     assert parse_original_file("bucket_00000") is None
     assert parse_original_file("000000_0.orc") is None
     assert parse_original_file("000000_0_copy_") is None
+
+
+def test_original_file_names_as_hive_names_bucket_files():
+    assert original_file_name(0) == "000000_0"
+    assert original_file_name(3, 2) == "000003_0_copy_2"
+    assert original_file_name(1234567) == "1234567_0"  # %06d, wider ids as they are
+    for bucket, copy in [(0, 0), (6, 1), (4095, 12)]:
+        assert parse_original_file(original_file_name(bucket, copy)) == (bucket, copy)
+    with pytest.raises(AcidFormatError):
+        original_file_name(-1)
 
 
 def test_hidden():

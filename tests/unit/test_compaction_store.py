@@ -85,6 +85,38 @@ def test_cleaner_waits_for_older_transactions_and_leases(store):
     store.abort_txn(newer_txn)
 
 
+def test_show_read_leases_names_holders_and_the_compactions_they_hold_back(store):
+    import socket
+    import subprocess
+    import sys
+
+    queue, leases = CompactionQueue(store.engine), ReadLeases(store.engine)
+    mine = leases.acquire([("Default", "T")], seconds=60, txn_id=None)
+    exited = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(exited.stdout)  # a process of this host that has ended
+    gone = leases.acquire([("default", "t")], seconds=60, agent=f"hiveacid-sql pid {dead_pid}")
+    remote = leases.acquire([("default", "u")], seconds=60, host="elsewhere", agent="hiveacid-sql pid 1")
+    leases.acquire([("default", "t")], seconds=0)  # expired: not listed
+    queue.enqueue("default", "t", None, "major")
+    queue.claim("w")
+    queue.mark_compacted(1, 3)  # 'ready for cleaning', waiting for the two leases of t taken before it
+    later = leases.acquire([("default", "t")], seconds=60)
+    shown = leases.show()
+    assert [(r.lease_id, r.db, r.table, r.holder, r.blocks_cleaning) for r in shown] == [
+        (mine[0], "default", "t", "RUNNING", [1]),
+        (gone[0], "default", "t", "GONE", [1]),
+        (remote[0], "default", "u", "UNKNOWN", []),
+        (later[0], "default", "t", "RUNNING", []),
+    ]
+    first = shown[0]
+    assert (first.host, first.txn_id) == (socket.gethostname(), None)
+    assert first.expires - first.started == 60_000
+    assert [r.lease_id for r in leases.show("default", "U")] == remote
+    assert leases.show("other") == []
+    leases.reap_dead()  # what the cleaner does first: the exited process's lease ends
+    assert [r.lease_id for r in leases.show("default", "t")] == [mine[0], later[0]]
+
+
 def test_aborted_transactions_are_counted_per_table(store):
     queue = CompactionQueue(store.engine)
     for _ in range(3):

@@ -238,6 +238,8 @@ def test_show_nodes_have_no_args() -> None:
         ),
         ("SHOW COMPACTIONS", None),
         ("SHOW TRANSACTIONS", None),
+        ("SHOW READ LEASES", None),
+        ("show read leases db.t", "SHOW READ LEASES db.t"),
         ("SHOW LOCKS", None),
         ("SHOW LOCKS db.t PARTITION (p = 1) EXTENDED", "SHOW LOCKS db.t PARTITION(p = 1) EXTENDED"),
         ("SHOW TBLPROPERTIES t", None),

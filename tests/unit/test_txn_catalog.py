@@ -150,10 +150,6 @@ def test_duplicate_and_missing_tables(catalog: Catalog) -> None:
             {"table_type": "EXTERNAL_TABLE", "params": {"transactional": "true", "transactional_properties": "insert_only"}},
             "because it's an external table",
         ),
-        (
-            {"params": {"transactional": "true", "transactional_properties": "insert_only"}, "bucket_cols": ("id",), "num_buckets": 2},
-            "CLUSTERED BY is not supported on insert-only",
-        ),
         ({"params": {"transactional": "true", "transactional_properties": "x"}}, "unknown value x for transactional_properties"),
         ({"params": {"transactional": "yes"}}, "may only have value 'true'"),
         ({"columns": ()}, "At least one column"),
@@ -341,3 +337,81 @@ def test_bare_locations_of_older_stores_still_read(store: TxnStore, catalog: Cat
     catalog.rename_table("default", "old", "default", "new", "/w/new")
     _, sds = _stored(store)
     assert sorted(loc for loc in sds.values() if loc) == ["file:/w/new", "file:/w/new/d=1"]
+
+
+# ---------------------------------------------------------------------- Hive's statistics flag
+def _stats_flags(store: TxnStore, name: str) -> dict[str | None, str]:
+    """COLUMN_STATS_ACCURATE of table ``name`` (key None) and of each of its partitions (key: name)."""
+    p, pp = s.PARTITIONS.c, s.PARTITION_PARAMS.c
+    with store.engine.connect() as conn:
+        tbl_id = conn.execute(sa.select(s.TBLS.c.TBL_ID).filter_by(TBL_NAME=name)).scalar_one()
+        flags: dict[str | None, str] = {}
+        for value in conn.execute(
+            sa.select(s.TABLE_PARAMS.c.PARAM_VALUE).filter_by(TBL_ID=tbl_id, PARAM_KEY="COLUMN_STATS_ACCURATE")
+        ).scalars():
+            flags[None] = value
+        for part, value in conn.execute(
+            sa.select(p.PART_NAME, pp.PARAM_VALUE)
+            .join(s.PARTITION_PARAMS, pp.PART_ID == p.PART_ID)
+            .where(p.TBL_ID.in_([tbl_id]), pp.PARAM_KEY == "COLUMN_STATS_ACCURATE")
+        ):
+            flags[part] = value
+    return flags
+
+
+def _hive_marks_stats_accurate(store: TxnStore, name: str) -> None:
+    """What Hive's stats-gathering INSERT or ANALYZE leaves: the flag on the table and on every partition."""
+    flag = '{"BASIC_STATS":"true","COLUMN_STATS":{"id":"true"}}'
+    with store.engine.begin() as conn:
+        tbl_id = conn.execute(sa.select(s.TBLS.c.TBL_ID).filter_by(TBL_NAME=name)).scalar_one()
+        conn.execute(sa.insert(s.TABLE_PARAMS).values(TBL_ID=tbl_id, PARAM_KEY="COLUMN_STATS_ACCURATE", PARAM_VALUE=flag))
+        for part_id in conn.execute(sa.select(s.PARTITIONS.c.PART_ID).filter_by(TBL_ID=tbl_id)).scalars():
+            conn.execute(
+                sa.insert(s.PARTITION_PARAMS).values(PART_ID=part_id, PARAM_KEY="COLUMN_STATS_ACCURATE", PARAM_VALUE=flag)
+            )
+
+
+def test_a_commit_clears_hive_stats_flag_of_what_it_wrote_only(store: TxnStore) -> None:
+    """Hive answers count(*)/min/max from statistics flagged accurate; a commit that changed a partition must
+    drop that partition's flag (and the table's) in the same database transaction, and leave the others."""
+    from hiveacid_sql.txn.store import TableCommit
+
+    catalog = store.catalog
+    catalog.create_table(acid("sales", partition_keys=(Column("day", "string"),)))
+    catalog.create_table(acid("other"))
+    catalog.add_partitions("default", "sales", ["day=1", "day=2"])
+    _hive_marks_stats_accurate(store, "sales")
+    _hive_marks_stats_accurate(store, "other")
+    assert set(_stats_flags(store, "sales")) == {None, "day=1", "day=2"}
+
+    txn = store.open_txn("u", "h")
+    write_id = store.allocate_write_id(txn, "default", "sales")
+    store.commit_txn(txn, writes=[TableCommit("default", "sales", write_id, {"day=1": "u", "day=3": "i"}, ["day=3"])])
+
+    assert set(_stats_flags(store, "sales")) == {"day=2"}  # day=1 written, day=3 new (never had one)
+    assert set(_stats_flags(store, "other")) == {None}
+
+    aborted = store.open_txn("u", "h")
+    write_id = store.allocate_write_id(aborted, "default", "other")
+    store.add_components(aborted, "default", "other", write_id, "i")
+    store.abort_txn(aborted)
+    assert set(_stats_flags(store, "other")) == {None}  # an aborted write changed nothing Hive can see
+
+    txn = store.open_txn("u", "h")
+    write_id = store.allocate_write_id(txn, "default", "other")
+    store.commit_txn(txn, writes=[TableCommit("default", "other", write_id, {None: "d"})])
+    assert _stats_flags(store, "other") == {}
+
+
+def test_plain_write_clears_hive_stats_flag(store: TxnStore) -> None:
+    """Plain tables are written outside a transaction: the catalog call the engine makes after the write."""
+    catalog = store.catalog
+    catalog.create_table(
+        acid("plain", params={}, table_type="EXTERNAL_TABLE", partition_keys=(Column("day", "string"),))
+    )
+    catalog.add_partitions("default", "plain", ["day=1", "day=2", "day=3"])
+    _hive_marks_stats_accurate(store, "plain")
+    catalog.mark_stats_stale("default", "plain", ["day=2"])
+    assert set(_stats_flags(store, "plain")) == {"day=1", "day=3"}
+    catalog.mark_stats_stale("default", "plain", None)  # TRUNCATE: every partition
+    assert _stats_flags(store, "plain") == {}
