@@ -57,6 +57,7 @@ from hiveacid_sql.txn.compactions import (
     ReadLeases,
     process_gone,
 )
+from hiveacid_sql.txn.db import StoreError
 from hiveacid_sql.txn.heartbeat import Heartbeater
 
 if TYPE_CHECKING:
@@ -256,6 +257,8 @@ class Compactor:
         txn = int(info.meta["visibility_txn"])
         try:
             state = self.store.txn_state(txn)
+        except StoreError:
+            raise  # the store did not answer: the outputs may be the table's own, keep them
         except HiveAcidError:
             state = "aborted"
         if state == "committed":

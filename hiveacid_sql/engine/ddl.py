@@ -37,9 +37,9 @@ from hiveacid_sql.sql.tree import literal_text, table_names, where_is
 from hiveacid_sql.txn import Column, TableDef
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
 
     from hiveacid_sql.engine.context import StatementContext
+    from hiveacid_sql.exec.frames import LocalFrame
 
 _FORMATS = {"ORC": "orc", "PARQUET": "parquet", "TEXTFILE": "textfile"}
 
@@ -546,16 +546,16 @@ def drop_partitions(ctx: StatementContext, table: TableDef, action: exp.DropPart
                 fs.delete_dir(path)
 
 
-def show_partitions(ctx: StatementContext, table: TableDef, spec: exp.Partition | None) -> DataFrame:
+def show_partitions(ctx: StatementContext, table: TableDef, spec: exp.Partition | None) -> LocalFrame:
     """SHOW PARTITIONS t [PARTITION (p='v')]: Hive's escaped names, sorted."""
     if not table.is_partitioned:
         raise PlanError(f"Table {table.qualified_name} is not a partitioned table")
     partitions = ctx.catalog.list_partitions(table.db, table.name)
     names = prune_partitions(ctx.spark, table, partitions, spec_filter(table, spec) if spec is not None else None)
-    return ctx.spark.createDataFrame([(n,) for n in names], "partition string")
+    return ctx.rows([(n,) for n in names], "partition string")
 
 
-def msck_repair(ctx: StatementContext, table: TableDef, mode: str) -> DataFrame:
+def msck_repair(ctx: StatementContext, table: TableDef, mode: str) -> LocalFrame:
     """MSCK [REPAIR] TABLE t [ADD|DROP|SYNC PARTITIONS]: the catalog's partitions made to agree with the
     ``k=v`` directories under the table, as Hive's ``Msck`` does. ADD (the default) registers directories
     written by others; DROP forgets partitions whose directory is gone (their data is not touched); SYNC
@@ -584,4 +584,4 @@ def msck_repair(ctx: StatementContext, table: TableDef, mode: str) -> DataFrame:
     if mode in ("DROP", "SYNC") and missing:
         for name in ctx.catalog.drop_partitions(table.db, table.name, missing):
             lines.append(f"Repair: Dropped partition from metastore {table.qualified_name}:{name}")
-    return ctx.spark.createDataFrame([(line,) for line in lines], "result string")
+    return ctx.rows([(line,) for line in lines], "result string")

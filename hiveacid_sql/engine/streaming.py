@@ -40,6 +40,7 @@ from hiveacid_sql.acid.partitions import make_partition_name, partition_value_st
 from hiveacid_sql.acid.stream_delta import StreamDelta, records_table
 from hiveacid_sql.errors import (
     AcidFormatError,
+    CommitOutcomeUnknownError,
     HiveAcidError,
     PlanError,
     TxnError,
@@ -204,6 +205,14 @@ class StreamingConnection:
                 else None
             )
             self.store.commit_txn(txn_id, None, history, [commit] if parts else [], kv)
+        except CommitOutcomeUnknownError:
+            # It may have committed: its rows stay in every later version of the batch's files (if it did not,
+            # they carry a write id no reader counts), never dropped from a committed transaction.
+            for part_dir in parts:
+                self._deltas[part_dir].committed()
+            self._txn_parts = {}
+            self._abandon(txn_id)
+            raise
         except BaseException:
             self._abandon(txn_id)
             raise

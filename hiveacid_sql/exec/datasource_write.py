@@ -30,7 +30,7 @@ from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for, find_directories
 from hiveacid_sql.acid.names import base_dir_name, delta_dir_name
 from hiveacid_sql.acid.partitions import make_partition_name, partition_value_string
-from hiveacid_sql.errors import HiveAcidError, PlanError
+from hiveacid_sql.errors import CommitOutcomeUnknownError, HiveAcidError, PlanError
 from hiveacid_sql.exec.tasks import UNASSIGNED_BUCKET, TableSink, write_events_task
 from hiveacid_sql.exec.write import write_version_file
 from hiveacid_sql.plan.columns import BUCKET_ID, OP, PART_DIR, STMT
@@ -144,6 +144,8 @@ class WriteJob:
             history = WriteRecord(self.db, self.table, self.write_id, operation, text, self.user, rows, 0, 0)
             try:
                 store.commit_txn(self.txn_id, self.seen, [history], [commit])
+            except CommitOutcomeUnknownError:
+                raise  # it may have committed: its files stay (read exactly if it did)
             except HiveAcidError:
                 self._remove(files)
                 raise

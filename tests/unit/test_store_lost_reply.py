@@ -94,3 +94,31 @@ def test_a_lost_reply_with_the_store_gone_afterwards_says_the_outcome_is_unknown
         assert text.startswith("transaction store mysql+pymysql://")
         proxy.refuse_after_loss = False
         assert store.txn_state(txn) == "committed"  # it had committed: the files were right to stay
+
+
+@pytest.mark.parametrize("ready_url", SERVERS[:1], indirect=True)
+def test_a_streaming_commit_of_unknown_outcome_keeps_its_rows(ready_url, tmp_path):
+    """A streaming transaction whose commit reply is lost while the store cannot be asked: the rows stay in the
+    batch's later file versions (they committed here), so the next commit of the batch does not drop them."""
+    from hiveacid_sql import read_table
+    from hiveacid_sql.engine.streaming import StreamingConnection
+    from hiveacid_sql.txn import Column, TableDef
+
+    url = ready_url
+    with losing_proxy(url) as proxy, TxnStore(proxy.url(url)) as store:
+        store.catalog.create_table(
+            TableDef("default", "s", (Column("id", "int"),), str(tmp_path / "s"), params={"transactional": "true"})
+        )
+        with StreamingConnection(store, store.catalog.get_table("default", "s"), transaction_batch_size=3) as conn:
+            conn.begin_transaction()
+            conn.write([(1,), (2,)])
+            proxy.lose_reply_to(_commit_message(url), after=b"COMPLETED_TXN_COMPONENTS")
+            proxy.refuse_after_loss = True
+            with pytest.raises(CommitOutcomeUnknownError):
+                conn.commit_transaction()
+            proxy.refuse_after_loss = False
+            conn.begin_transaction()
+            conn.write([(3,)])
+            conn.commit_transaction()
+        assert proxy.lost == 1
+        assert sorted(read_table("s", store_url=proxy.url(url))["id"].to_pylist()) == [1, 2, 3]
