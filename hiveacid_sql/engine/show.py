@@ -94,7 +94,7 @@ def describe(ctx: StatementContext, table: TableDef, style: str | None) -> Local
 
 _SECTIONS = (
     ("primary_key", "# Primary Key"), ("foreign_key", "# Foreign Keys"), ("unique", "# Unique Constraints"),
-    ("not_null", "# Not Null Constraints"), ("default", "# Default Constraints"),
+    ("not_null", "# Not Null Constraints"), ("default", "# Default Constraints"), ("check", "# Check Constraints"),
 )
 
 
@@ -120,6 +120,8 @@ def _constraint_lines(c: ConstraintDef) -> list[tuple[str, str, str]]:
         return [*rows, ("Column Name:", c.columns[0], ""), ("", "", "")]
     if c.kind == "default":
         return [*rows, (f"Column Name:{c.columns[0]}", f"Default Value:{c.default_value}", ""), ("", "", "")]
+    if c.kind == "check":  # Hive 3.1's getCheckConstraintsInformation
+        return [*rows, (f"Column Name:{c.columns[0]}", f"Check Value:{c.default_value}", ""), ("", "", "")]
     for i, col in enumerate(c.columns):
         if c.kind == "foreign_key":
             parent = f"Parent Column Name:{c.ref_db}.{c.ref_table}.{c.ref_columns[i]}"
