@@ -576,6 +576,10 @@ def _plain_files(
     fmt = storage_format.lower()
     if fmt == "textfile":
         return _text_files(fs, paths, cols, serde or {})
+    if fmt == "csv":
+        return _csv_files(fs, paths, cols, serde or {})
+    if fmt == "json":
+        return _json_files(fs, paths, cols)
     if fmt not in ("orc", "parquet"):
         raise PlanError(f"read_table reads plain ORC, Parquet and TEXTFILE files, not {fmt.upper()}")
     pieces = []
@@ -633,16 +637,63 @@ def _text_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns, serde:
             for i, out in enumerate(columns):
                 value = fields[i] if i < len(fields) else None
                 out.append(None if value is None or value == null_text else value)
+    if escape is not None:
+        for out, (_n, htype) in zip(columns, cols, strict=True):
+            if htype.name in ("string", "varchar", "char"):
+                out[:] = [None if v is None else _unescaped(v, escape) for v in out]
+    return _typed_columns(columns, cols)
+
+
+def _typed_columns(columns: list[list[str | None]], cols: Columns) -> pa.Table:
+    """Text fields, column by column, as the table's types (a value that does not parse is NULL)."""
     string = parse_hive_type("string")
     arrays = []
     for vals, (_n, htype) in zip(columns, cols, strict=True):
         if htype.name in ("string", "varchar", "char"):
-            if escape is not None:
-                vals = [None if v is None else _unescaped(v, escape) for v in vals]
             arrays.append(to_table_values(pa.array(vals, pa.string()), string, htype))
         else:
             arrays.append(pa.array([_text_value(v, htype) for v in vals], arrow_type(htype)))
     return pa.Table.from_arrays(arrays, schema=table_schema(cols))
+
+
+def _json_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns) -> pa.Table:
+    """JsonSerDe files of primitive columns: each line's values by key, without regard to case
+    (:mod:`hiveacid_sql.acid.jsonrow`), typed as a string is cast."""
+    from hiveacid_sql.acid.jsonrow import json_fields
+
+    complex_cols = [name for name, htype in cols if not htype.is_primitive]
+    if complex_cols:
+        raise PlanError(f"read_table reads JsonSerDe tables of primitive columns only ({complex_cols[0]} is not)")
+    names = [name for name, _ in cols]
+    columns: list[list[str | None]] = [[] for _ in cols]
+    for p in paths:
+        with fs.open_input_stream(p) as f:
+            lines = f.read().decode("utf-8", errors="replace").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        for line in lines:
+            for out, value in zip(columns, json_fields(line, names, [False] * len(names)), strict=True):
+                out.append(value)
+    return _typed_columns(columns, cols)
+
+
+def _csv_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns, serde: Mapping[str, str]) -> pa.Table:
+    """OpenCSVSerde files: each line's fields by opencsv's rules (:mod:`hiveacid_sql.acid.opencsv`), missing
+    trailing ones NULL, then typed as a string is cast."""
+    from hiveacid_sql.acid.opencsv import CsvFormat, parse_line
+
+    fmt = CsvFormat.of(serde)
+    columns: list[list[str | None]] = [[] for _ in cols]
+    for p in paths:
+        with fs.open_input_stream(p) as f:
+            lines = f.read().decode("utf-8", errors="replace").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        for line in lines:
+            fields = parse_line(line.removesuffix("\r"), fmt)
+            for i, out in enumerate(columns):
+                out.append(fields[i] if i < len(fields) else None)
+    return _typed_columns(columns, cols)
 
 
 def _split_escaped(line: str, delim: str, escape: str) -> list[str]:

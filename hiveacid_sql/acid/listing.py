@@ -80,7 +80,7 @@ def _list_tree(
         if info.type == pafs.FileType.Directory:
             subdirs.append(_list_tree(fs, root, info.path, info.base_name))
         elif info.type == pafs.FileType.File:
-            files.append(FileEntry(_rel(info.path, root), int(info.size or 0)))
+            files.append(FileEntry(_rel(info.path, root), int(info.size or 0), info.mtime_ns))
     return DirEntry(name, tuple(files), is_compacted, tuple(subdirs))
 
 
@@ -137,7 +137,7 @@ def list_acid_dir(fs: pafs.FileSystem, path: str) -> TableListing:
         if is_hidden(name):
             continue
         if child.type == pafs.FileType.File:
-            files.append(FileEntry(_rel(child.path, path), int(child.size or 0)))
+            files.append(FileEntry(_rel(child.path, path), int(child.size or 0), child.mtime_ns))
         elif child.type == pafs.FileType.Directory:
             parsed = parse_dir_name(name)
             compacted = isinstance(parsed, ParsedBase) and _read_is_compacted(fs, child.path)

@@ -7,6 +7,8 @@ Only the file tail is read, so choosing and grouping files stays cheap on the dr
 from __future__ import annotations
 
 import datetime as dt
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -56,6 +58,61 @@ def read_footer(fs: pafs.FileSystem, path: str) -> OrcFooter:
             )
     except (pyorc.ParseError, OSError) as exc:
         raise AcidFormatError(f"cannot read ORC file {path}: {exc}") from exc
+
+
+#: Footers the process keeps (about 1 KB each): a table of this many event files since its last compaction
+#: reads none of them again on its next statement.
+FOOTER_CACHE_ENTRIES = 20_000
+
+
+class FooterCache:
+    """ORC footers of files already read, keyed by filesystem kind, path, size and modification time.
+
+    Why: every statement lists its snapshot and used to open every event file for its footer (~3 ms a file),
+    so a table with hundreds of small deltas since its last compaction paid a second or more per statement
+    for files that never change. ACID files are immutable once written (a new version is a new file), so a
+    path seen again with the same size and modification time is the same file; a file replaced in place gets
+    a new size or time and is read again (Hive's ORC footer cache checks the same two). A file whose listing
+    gave no modification time is not cached. ``reads`` counts footers read from files, ``hits`` those served
+    from the cache (tests assert on them).
+    """
+
+    def __init__(self, max_entries: int = FOOTER_CACHE_ENTRIES) -> None:
+        self.max_entries = max_entries
+        self._entries: OrderedDict[tuple[str, str, int, int], OrcFooter] = OrderedDict()
+        self._lock = threading.Lock()
+        self.reads = 0
+        self.hits = 0
+
+    def footer(self, fs: pafs.FileSystem, path: str, size: int | None = None, mtime_ns: int | None = None) -> OrcFooter:
+        """The footer of ``path``: from the cache when ``size`` and ``mtime_ns`` (the listing's) match an entry."""
+        if size is None or mtime_ns is None:
+            with self._lock:
+                self.reads += 1
+            return read_footer(fs, path)
+        key = (fs.type_name, path, size, mtime_ns)
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return found
+            self.reads += 1
+        footer = read_footer(fs, path)
+        with self._lock:
+            self._entries[key] = footer
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+        return footer
+
+    def clear(self) -> None:
+        """Forget every footer (the counters stay)."""
+        with self._lock:
+            self._entries.clear()
+
+
+#: The process's footer cache: sessions, the data source and compaction share it (the key names the file).
+FOOTERS = FooterCache()
 
 
 def _temporal_column_ids(td: pyorc.TypeDescription) -> Iterator[int]:

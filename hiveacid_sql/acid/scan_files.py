@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pyarrow.fs as pafs
 
@@ -27,8 +27,8 @@ from hiveacid_sql.acid.compaction import without_unfinished_publish
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.listing import list_acid_dir
 from hiveacid_sql.acid.names import ParsedBase, parse_bucket_file, parse_dir_name, parse_original_file
-from hiveacid_sql.acid.orc_footer import OrcFooter
-from hiveacid_sql.acid.state import AcidState, get_acid_state
+from hiveacid_sql.acid.orc_footer import FOOTERS, OrcFooter
+from hiveacid_sql.acid.state import AcidState, FileEntry, get_acid_state
 from hiveacid_sql.acid.writeids import ValidTxnList, ValidWriteIdList
 from hiveacid_sql.errors import AcidFormatError
 
@@ -45,6 +45,8 @@ class DirFiles:
     data_files: tuple[str, ...]
     delete_files: tuple[str, ...]
     original_files: tuple[str, ...]
+    #: absolute path -> (size, modification time in ns or None) as listed: the footer cache's key
+    stats: Mapping[str, tuple[int, int | None]] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,18 @@ class ScanFiles:
     @property
     def original_files(self) -> tuple[str, ...]:
         return tuple(p for d in self.dirs for p in d.original_files)
+
+    def footers(self, fs: pafs.FileSystem, paths: Iterable[str]) -> list[OrcFooter]:
+        """The footers of ``paths`` (files of this snapshot), through the process's footer cache: a file listed
+        with the same size and modification time as when its footer was read is not opened again."""
+        stats: dict[str, tuple[int, int | None]] = {}
+        for d in self.dirs:
+            stats.update(d.stats)
+        out = []
+        for path in paths:
+            size, mtime_ns = stats.get(path, (None, None))
+            out.append(FOOTERS.footer(fs, path, size, mtime_ns))
+        return out
 
 
 def join_path(base: str, rel: str) -> str:
@@ -102,17 +116,27 @@ def dir_files(
     state = get_acid_state(
         without_unfinished_publish(list_acid_dir(fs, root)), write_ids, nested_files=insert_only, txns=txns
     )
+    stats: dict[str, tuple[int, int | None]] = {}
+
+    def absolute(entries: Iterable[FileEntry]) -> list[str]:
+        out = []
+        for f in entries:
+            path = join_path(root, f.path)
+            stats[path] = (f.size, f.mtime_ns)
+            out.append(path)
+        return out
+
     data: list[str] = []
     if state.base is not None:
-        data += [join_path(root, f.path) for f in state.base_files]
+        data += absolute(state.base_files)
     for delta in state.deltas:
-        data += [join_path(root, f.path) for f in state.delta_files.get(delta.name, ())]
-    deletes = [join_path(root, f.path) for d in state.delete_deltas for f in state.delta_files.get(d.name, ())]
-    originals = [join_path(root, f.path) for f in state.originals]
+        data += absolute(state.delta_files.get(delta.name, ()))
+    deletes = absolute(f for d in state.delete_deltas for f in state.delta_files.get(d.name, ()))
+    originals = absolute(state.originals)
     if buckets is not None:
         data, deletes = [p for p in data if _bucket_of(p) in buckets], [p for p in deletes if _bucket_of(p) in buckets]
         originals = [p for p in originals if _bucket_of(p) in buckets]
-    return DirFiles(part_dir, state, tuple(data), tuple(deletes), tuple(originals))
+    return DirFiles(part_dir, state, tuple(data), tuple(deletes), tuple(originals), stats)
 
 
 def snapshot_files(

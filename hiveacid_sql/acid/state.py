@@ -35,10 +35,12 @@ from hiveacid_sql.errors import AcidFormatError, NotEnoughHistoryError
 
 @dataclass(frozen=True)
 class FileEntry:
-    """A file: ``path`` relative to the table/partition dir, ``/``-separated; ``size`` in bytes."""
+    """A file: ``path`` relative to the table/partition dir, ``/``-separated; ``size`` in bytes; ``mtime_ns``
+    its modification time as the listing saw it (None: unknown), which with the size keys the footer cache."""
 
     path: str
     size: int
+    mtime_ns: int | None = field(default=None, compare=False)  # not part of what the file *is* in a listing
 
     @property
     def name(self) -> str:

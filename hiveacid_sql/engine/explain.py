@@ -18,10 +18,10 @@ from hiveacid_sql.plan.pruning import TablePruning
 from hiveacid_sql.txn import TableDef
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
     from sqlglot import exp
 
     from hiveacid_sql.engine.context import StatementContext
+    from hiveacid_sql.exec.frames import LocalFrame
 
 
 def explain_lines(ctx: StatementContext, plan: Plan, *, extended: bool = False) -> list[str]:
@@ -159,7 +159,7 @@ def _read_lines(ctx: StatementContext, table: TableDef, files: ScanFiles, prunin
     return lines
 
 
-def explain(ctx: StatementContext, tree: exp.Expr, kind: str | None = None) -> DataFrame:
+def explain(ctx: StatementContext, tree: exp.Expr, kind: str | None = None) -> LocalFrame:
     """EXPLAIN [EXTENDED] as a one-column DataFrame (``Explain``), one line per row."""
     extended = kind is not None and kind.upper() == "EXTENDED"
     try:
@@ -167,4 +167,4 @@ def explain(ctx: StatementContext, tree: exp.Expr, kind: str | None = None) -> D
     except UnsupportedStatementError as exc:
         raise UnsupportedStatementError(f"EXPLAIN of {tree.key.upper()} is not supported") from exc
     lines = explain_lines(ctx, plan, extended=extended)
-    return ctx.spark.createDataFrame([(line,) for line in lines], "Explain string")
+    return ctx.rows([(line,) for line in lines], "Explain string")

@@ -1,9 +1,9 @@
 """The MERGE leg of the executor: one join, the cardinality check, one event frame, the files.
 
 The joined and classified rows (see :mod:`hiveacid_sql.plan.merge`) are kept by Spark for the duration of
-the statement, because three things read them: the cardinality check (a target row matched by more than one
-source row where an UPDATE or DELETE clause applies is an error, Hive's ``hive.merge.cardinality.check``),
-the report's counts, and the writers. Nothing re-scans the target.
+the statement, because two things read them: one aggregate that is both the cardinality check (a target row
+matched by more than one source row where an UPDATE or DELETE clause applies is an error, Hive's
+``hive.merge.cardinality.check``) and the report's counts, then the writers. Nothing re-scans the target.
 """
 
 from __future__ import annotations
@@ -66,8 +66,7 @@ def write_merge(
     clause = F.col(CLAUSE)
     classified = classified.persist(StorageLevel.MEMORY_AND_DISK)
     try:
-        classified = cardinality_check(plan, classified, settings.value(CARDINALITY_CHECK))
-        counts = _source_and_matched(classified)
+        classified, counts = _checked_counts(plan, classified, settings.value(CARDINALITY_CHECK))
         updates = _indices(clauses, "update")
         keep_partition = [i for i in updates if i not in plan.moves_partitions]
         keep_bucket = [i for i in updates if i not in plan.moves_buckets]
@@ -93,22 +92,64 @@ def write_merge(
             new_part_dir=part_dir,
             new_bucket_id=bucket,
         )
-        files = write_changes(events, sink, settings.value(DRIVER_WRITE_MAX_ROWS))
+        # the events are a projection of the kept rows: not kept a second time
+        files = write_changes(events, sink, settings.value(DRIVER_WRITE_MAX_ROWS), keep=False)
     finally:
         classified.unpersist()
     return files, MergeCounts(int(counts["source_rows"]), int(counts["matched"]), _per_clause(plan, statement_ids, files))
 
 
-def _source_and_matched(classified: DataFrame) -> Row:
-    """One job: the number of source rows and of target rows matched (Hive's MERGE counts), of both legs."""
-    counts = classified.agg(
-        F.count_distinct(F.col(SOURCE_ID)).alias("source_rows"),
-        F.count_distinct(
-            F.when(F.col(OWID).isNotNull() & F.col(SOURCE_ID).isNotNull(), F.struct(*_ROW_ID))
-        ).alias("matched"),
+def _source_and_matched(classified: DataFrame, writing: list[int] | None = None) -> Row:
+    """One aggregate: the number of source rows and of target rows matched (Hive's MERGE counts), and, per
+    matched target row, how many joined rows a ``writing`` clause (UPDATE / DELETE) applies to: ``most`` is
+    the largest such number, ``worst`` a target row with that many (the cardinality check's answer).
+
+    Both distinct counts and the check are one grouping: each joined row is keyed twice, by its source row
+    id and by its target row id, and grouped by (which key, key), as Spark's own plan for two distinct
+    counts does; the check's per-target-row count rides along. (Three aggregates took five Spark jobs.)"""
+    row_id = F.struct(*_ROW_ID)
+    matched = F.col(OWID).isNotNull() & F.col(SOURCE_ID).isNotNull()
+    writes = F.when(_in(F.col(CLAUSE), writing or []), F.lit(1)).otherwise(F.lit(0))
+    keyed = classified.select(
+        F.inline(
+            F.array(
+                F.struct(
+                    F.lit(1).alias("g"), F.col(SOURCE_ID).cast("long").alias("src"),
+                    F.when(F.lit(False), row_id).alias("rid"), F.lit(0).alias("w"),
+                ),
+                F.struct(
+                    F.lit(2).alias("g"), F.lit(None).cast("long").alias("src"),
+                    F.when(matched, row_id).alias("rid"), writes.alias("w"),
+                ),
+            )
+        )
+    )
+    per_key = (
+        keyed.where(F.col("src").isNotNull() | F.col("rid").isNotNull())
+        .groupBy("g", "src", "rid")
+        .agg(F.sum("w").alias("w"))
+    )
+    counts = per_key.agg(
+        F.count(F.when(F.col("g") == 1, F.lit(1))).alias("source_rows"),
+        F.count(F.when(F.col("g") == 2, F.lit(1))).alias("matched"),
+        F.coalesce(F.max("w"), F.lit(0)).alias("most"),
+        F.max_by(F.col("rid"), F.col("w")).alias("worst"),
     ).first()
     assert counts is not None  # an aggregate has one row
     return counts
+
+
+def _checked_counts(plan: MergePlan, classified: DataFrame, check: bool) -> tuple[DataFrame, Row]:
+    """The rows to write and their counts, after the cardinality check (:func:`cardinality_check`'s rules)
+    made in the same aggregate as the counts: with the check on, a target row that a writing clause applies
+    to more than once is an error; with it off, the first such joined row wins before anything is counted."""
+    writing = _indices(plan.clauses, "update", "delete", match="matched")
+    if writing and not check:
+        classified = _first_wins(classified, writing)
+    counts = _source_and_matched(classified, writing if check else None)
+    if counts["most"] > 1:
+        _cardinality_violation(counts["worst"], counts["most"])
+    return classified, counts
 
 
 def write_merge_inserts(
@@ -151,12 +192,21 @@ def cardinality_check(plan: MergePlan, classified: DataFrame, check: bool) -> Da
     if check:
         duplicate = matched.groupBy(*_ROW_ID).count().where(F.col("count") > 1).limit(1).collect()
         if duplicate:
-            row = duplicate[0]
-            raise ExecutionError(
-                f"Cardinality Violation in Merge statement: target row {_row_text(row)} is matched by "
-                f"{row['count']} source rows (SET {CARDINALITY_CHECK}=false to let the first clause win)"
-            )
+            _cardinality_violation(duplicate[0], duplicate[0]["count"])
         return classified
+    return _first_wins(classified, writing)
+
+
+def _first_wins(classified: DataFrame, writing: list[int]) -> DataFrame:
+    """Of the joined rows of one target row that a writing clause applies to, the first (lowest clause, then
+    source row) only."""
     rank = F.row_number().over(Window.partitionBy(*_ROW_ID).orderBy(F.col(CLAUSE), F.col(SOURCE_ID)))
     ranked = classified.withColumn("__rank", F.when(F.col(CLAUSE).isin(writing), rank))
     return ranked.where(F.col("__rank").isNull() | (F.col("__rank") == 1)).drop("__rank")
+
+
+def _cardinality_violation(row: Row, count: int) -> None:
+    raise ExecutionError(
+        f"Cardinality Violation in Merge statement: target row {_row_text(row)} is matched by "
+        f"{count} source rows (SET {CARDINALITY_CHECK}=false to let the first clause win)"
+    )

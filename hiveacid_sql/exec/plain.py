@@ -24,6 +24,7 @@ from pyspark.sql import types as T
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.acid.names import original_file_name
+from hiveacid_sql.acid.opencsv import CsvFormat
 from hiveacid_sql.acid.orc_footer import read_footer
 from hiveacid_sql.acid.partitions import unescape_path_name
 from hiveacid_sql.errors import AcidFormatError
@@ -34,6 +35,8 @@ from hiveacid_sql.exec.columns import (
     to_instant,
     to_table_type,
 )
+from hiveacid_sql.exec.jsonserde import read_json_table, write_json_table
+from hiveacid_sql.exec.opencsv import read_csv_table, write_csv_table
 from hiveacid_sql.exec.scan import union_all
 from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
 from hiveacid_sql.exec.textfile import read_text_table, text_format, write_text_table
@@ -210,6 +213,10 @@ def _read_location(
     if paths is not None and not paths:
         return spark.createDataFrame([], schema)
     fmt = _format(table)
+    if fmt == "json":
+        return read_json_table(spark, location if paths is None else paths, columns)
+    if fmt == "csv":
+        return read_csv_table(spark, location if paths is None else paths, columns, CsvFormat.of(table.serde_params))
     if fmt == "textfile":
         return read_text_table(
             spark, location if paths is None else paths, columns, text_format(table.serde_params)  # type: ignore[arg-type]
@@ -236,6 +243,16 @@ def _write_files(df: DataFrame, table: TableDef, location: str, *, mode: str, pa
     """``df``'s rows (the table's data columns, and ``partition_by`` if given) as files of the table's format
     in ``location`` (Spark's ``partitionBy`` sub-directories when ``partition_by`` is set)."""
     fmt = _format(table)
+    if fmt == "json":
+        columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
+        write_json_table(df, location, columns, overwrite=mode == "overwrite", partition_by=partition_by)
+        return
+    if fmt == "csv":
+        columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
+        write_csv_table(
+            df, location, columns, overwrite=mode == "overwrite", fmt=CsvFormat.of(table.serde_params), partition_by=partition_by
+        )
+        return
     if fmt == "textfile":
         columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
         write_text_table(

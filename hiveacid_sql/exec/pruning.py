@@ -1,15 +1,19 @@
 """Apply a plan's partition filter and bucket values: which partition directories and bucket files to read.
 
 The partition filter is evaluated by Spark on a small local frame of the catalog's partition values, typed
-as the table declares them, so it means exactly what it means in the query (casts, NULLs, functions). A
-local frame is folded by Spark's optimizer without running a job.
+as the table declares them, so it means exactly what it means in the query (casts, NULLs, functions). The
+frame is an inline table (``VALUES`` with the names and values as parameters): Spark's optimizer folds a
+deterministic filter over it on the driver without launching a job. (A frame made by ``createDataFrame`` from
+Python rows is an RDD: every partition-filtered statement paid a Spark job for it, twice when it also
+locked its partitions.) Past :data:`LOCAL_PARTITIONS_MAX` partitions the text would be long to parse, so
+those go through ``createDataFrame`` and its job.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from sqlglot import exp
 
@@ -18,6 +22,8 @@ from hiveacid_sql.exec.spark_types import to_spark_type
 from hiveacid_sql.txn import PartitionDef, TableDef
 
 _NAME = "__partition_name"
+#: Up to this many partitions the filter runs over an inline table (no Spark job); more go through an RDD.
+LOCAL_PARTITIONS_MAX = 2000
 _INTEGRAL = frozenset({"tinyint", "smallint", "int", "bigint"})
 _STRINGS = frozenset({"string", "varchar"})
 
@@ -30,12 +36,29 @@ def prune_partitions(
         return [p.name for p in partitions]
     keys = table.partition_keys
     rows = [(p.name, *p.values) for p in partitions]
-    schema = ", ".join([f"`{_NAME}` string", *[f"`{k.name}` string" for k in keys]])
-    frame = spark.createDataFrame(rows, schema).select(
-        F.col(_NAME), *[F.col(k.name).cast(to_spark_type(k.type)).alias(k.name) for k in keys]
-    )
+    if len(rows) <= LOCAL_PARTITIONS_MAX:
+        frame = _inline_table(spark, rows, [_NAME, *[k.name for k in keys]])
+    else:
+        schema = ", ".join([f"`{_NAME}` string", *[f"`{k.name}` string" for k in keys]])
+        frame = spark.createDataFrame(rows, schema)
+    frame = frame.select(F.col(_NAME), *[F.col(k.name).cast(to_spark_type(k.type)).alias(k.name) for k in keys])
     kept = frame.where(predicate.sql(dialect="spark")).select(_NAME).collect()
     return sorted(r[0] for r in kept)
+
+
+def _inline_table(spark: SparkSession, rows: Sequence[Sequence[str | None]], names: Sequence[str]) -> DataFrame:
+    """``rows`` (strings or None) as a Spark local relation of string columns ``names``: an inline table whose
+    values are query parameters, so no value is ever spliced into SQL text."""
+    args: dict[str, object] = {}
+    tuples = []
+    for i, row in enumerate(rows):
+        params = []
+        for j, value in enumerate(row):
+            args[f"v{i}_{j}"] = value
+            params.append(f"CAST(:v{i}_{j} AS STRING)")
+        tuples.append("(" + ", ".join(params) + ")")
+    columns = ", ".join("`" + n.replace("`", "``") + "`" for n in names)
+    return spark.sql(f"SELECT * FROM VALUES {', '.join(tuples)} AS __partitions({columns})", args=args)
 
 
 def pruned_buckets(table: TableDef, values: Sequence[Sequence[object]] | None) -> frozenset[int] | None:

@@ -30,7 +30,7 @@ from pyspark.sql import types as T
 
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
-from hiveacid_sql.acid.orc_footer import OrcFooter, read_footer
+from hiveacid_sql.acid.orc_footer import OrcFooter
 from hiveacid_sql.acid.partitions import DEFAULT_PARTITION_NAME, escape_path_name
 from hiveacid_sql.acid.scan_files import DirFiles as DirFiles
 from hiveacid_sql.acid.scan_files import (
@@ -208,7 +208,7 @@ def scan_table(
     partition columns (read from the directory names, as Hive does: partition values are not in the files).
     """
     keys = [n for n, _ in partition_columns]
-    data_footers = [read_footer(fs, p) for p in files.data_files]
+    data_footers = files.footers(fs, files.data_files)
     # plain files in base/delta directories (an insert-only table converted to full ACID): Hive's raw files
     raw = [f for f in data_footers if f.num_rows and not is_event_file(f)]
     raw_paths = {f.path for f in raw}
@@ -224,7 +224,7 @@ def scan_table(
         if raw_frame is not None:
             frames.append(raw_frame)
     if files.original_files:
-        orig_footers = [read_footer(fs, p) for p in files.original_files]
+        orig_footers = files.footers(fs, files.original_files)
         # A file in an original's place that already holds ACID events (files copied in by hand, IMPALA-10115)
         # is read as events, recognised by its schema as Hive's OrcInputFormat.isOriginal does. Like any
         # original it belongs to no write id range, so all of its rows are visible (Impala's test expects it).
@@ -241,7 +241,7 @@ def scan_table(
         data = spark.createDataFrame([], frame_schema(table_columns))
     else:
         data = union_all(frames)
-        delete_footers = [read_footer(fs, p) for p in files.delete_files]
+        delete_footers = files.footers(fs, files.delete_files)
         delete_groups = list(group_by_schema(delete_footers).values())
         if delete_groups:
             deletes = union_all([_delete_frame(spark, group, keys, write_ids) for group in delete_groups])

@@ -17,7 +17,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
@@ -170,3 +170,43 @@ def master_of(spark: SparkSession) -> str:
     if is_connect(spark):
         return str(spark.conf.get("spark.master", "unknown"))
     return str(spark.sparkContext.master)
+
+
+class SparkHandle:
+    """A connection's SparkSession, started the first time a statement needs it.
+
+    Why: ``connect()`` started Spark before anything else, so ``SET``, ``SHOW TRANSACTIONS`` or ``BEGIN``
+    waited for a JVM they do not use (issue 18). A handle either holds a session (one the caller gave, or
+    one already started) or the way to start one; :meth:`get` starts it once (thread-safe: the compactor
+    thread and the statement may ask together).
+    """
+
+    def __init__(self, session: SparkSession | None = None, start: Callable[[], SparkSession] | None = None) -> None:
+        if session is None and start is None:
+            raise ValueError("a SparkHandle needs a session or a way to start one")
+        self._session = session
+        self._start = start
+        self._lock = threading.Lock()
+
+    def get(self) -> SparkSession:
+        """The session; started now if it was not."""
+        session = self._session
+        if session is not None:
+            return session
+        with self._lock:
+            if self._session is None:
+                assert self._start is not None
+                self._session = self._start()
+            return self._session
+
+    @property
+    def started(self) -> SparkSession | None:
+        """The session if it runs, else None (and nothing is started)."""
+        return self._session
+
+    def running(self) -> SparkSession | None:
+        """The session if it runs, or if a SparkContext already runs in this process (a session someone else
+        made: ours would be made on it, so it is taken now, cheaply); None when no JVM runs."""
+        if self._session is None and SparkContext._active_spark_context is not None:  # noqa: SLF001
+            return self.get()
+        return self._session

@@ -123,19 +123,31 @@ def write_version_file(fs: pafs.FileSystem, dir_path: str) -> None:
         out.write(ACID_VERSION_CONTENT)
 
 
-def write_changes(events: DataFrame, sink: TableSink, driver_max_rows: int) -> list[FileWritten]:
+def write_changes(events: DataFrame, sink: TableSink, driver_max_rows: int, *, keep: bool = True) -> list[FileWritten]:
     """Statement-sized changes are written by the driver, larger ones by Spark tasks.
 
-    The events are computed once: kept by Spark while they are counted, then either collected (at most
-    ``hiveacid.driver.write.max.rows``) or written by tasks from what was kept, so the row-id query never
-    runs twice."""
+    The events are computed once, kept by Spark, and one job collects at most ``hiveacid.driver.write.max.rows``
+    + 1 of them (each task sends at most that many): as many or fewer are all the events, written here; more
+    are written by tasks from what was kept, so the row-id query never runs twice. (Counting first and
+    collecting after took two jobs, and the count's aggregate a shuffle stage of its own.) ``keep=False``: the
+    events are cheap to compute again from what the caller keeps (MERGE keeps its joined rows), so they are
+    not kept twice."""
     limit = driver_max_rows
     if limit <= 0:
         return write_events(events, sink, route="shuffle")
-    kept = events.persist(StorageLevel.MEMORY_AND_DISK)
+    kept = events.persist(StorageLevel.MEMORY_AND_DISK) if keep else events
     try:
-        if kept.count() <= limit:
+        if limit < _MAX_LIMIT:
+            head = kept.limit(limit + 1).toArrow()
+            if head.num_rows <= limit:
+                return write_events_local(head, sink)
+        elif kept.count() <= limit:
             return write_events_local(kept.toArrow(), sink)
         return write_events(kept, sink, route="shuffle")
     finally:
-        kept.unpersist()
+        if keep:
+            kept.unpersist()
+
+
+#: Spark's LIMIT takes an int: a driver write limit at or above this is counted instead of limited.
+_MAX_LIMIT = 2**31 - 2

@@ -8,7 +8,7 @@ from hiveacid_sql.acid.codec import decode_bucket_id
 from tests.support.acid_files import events, listing
 
 
-@pytest.mark.parametrize("driver_max_rows", ["10000", "0"], ids=["driver", "spark-tasks"])
+@pytest.mark.parametrize("driver_max_rows", ["10000", "5", "0"], ids=["driver", "over-the-driver-limit", "spark-tasks"])
 def test_update_and_delete_across_writer_files(acid, warehouse, driver_max_rows):
     acid.sql(f"SET hiveacid.driver.write.max.rows={driver_max_rows}")
     acid.sql("CREATE TABLE src (id int, v string)")

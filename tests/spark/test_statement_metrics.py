@@ -44,3 +44,66 @@ def test_a_scan_of_many_event_files_launches_no_listing_job(spark, acid, warehou
     result, many = measure(spark, lambda: acid.sql("SELECT count(*) FROM t").collect())
     assert result[0][0] == 200
     assert many.jobs == few.jobs
+
+
+def test_a_statement_reads_only_the_footers_of_new_files(acid):
+    """The snapshot's ORC footers are cached by path, size and modification time: the next statement over the
+    same deltas opens none of them again, only the files written since."""
+    from hiveacid_sql.acid.orc_footer import FOOTERS
+
+    acid.sql("CREATE TABLE t (id int, v string) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+    for i in range(3):
+        acid.sql(f"INSERT INTO t VALUES ({i}, 'v{i}')")
+    reads = FOOTERS.reads
+    assert acid.sql("SELECT count(*) FROM t").collect()[0][0] == 3
+    assert FOOTERS.reads - reads <= 3  # at most the three deltas' files (INSERT may have cached them already)
+    reads = FOOTERS.reads
+    assert acid.sql("SELECT count(*) FROM t WHERE id > 0").collect()[0][0] == 2
+    assert FOOTERS.reads == reads
+    acid.sql("UPDATE t SET v = 'x' WHERE id = 1")  # reads no footer: every file of its snapshot was read before
+    assert FOOTERS.reads == reads
+    assert sorted(acid.sql("SELECT v FROM t").collect()) == [("v0",), ("v2",), ("x",)]
+    assert FOOTERS.reads == reads + 2  # the UPDATE's delta and delete delta
+
+
+def test_a_small_update_is_one_job_and_its_partition_filter_none(spark, acid):
+    """The driver-path write collects the changed rows in the job that finds them (no count first), and the
+    partitions a filter keeps (to read and to lock) are chosen on the driver over an inline table: a one-row
+    UPDATE or DELETE of a table without delete deltas, partitioned or not, is one Spark job."""
+    acid.sql("CREATE TABLE t (id int, v string) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+    acid.sql("INSERT INTO t SELECT id, concat('v', id) FROM range(0, 100)")
+    _, work = measure(spark, lambda: acid.sql("UPDATE t SET v = 'x' WHERE id = 7"))
+    assert work.jobs == 1
+    acid.sql(
+        "CREATE TABLE p (id int, v string) PARTITIONED BY (s string, d int) STORED AS ORC "
+        "TBLPROPERTIES ('transactional'='true')"
+    )
+    # partition values that SQL text would have to escape, and the NULL (default) partition
+    acid.sql("INSERT INTO p VALUES (1, 'a', 'it\\'s', 1), (2, 'b', 'back\\\\slash', 1), (3, 'c', NULL, 1), (4, 'd', 'x', 2)")
+    result, work = measure(spark, lambda: acid.sql("UPDATE p SET v = 'y' WHERE s = 'it\\'s' AND d = 1"))
+    assert (result.num_updated_rows, work.jobs) == (1, 1)
+    result, work = measure(spark, lambda: acid.sql("DELETE FROM p WHERE s IS NULL AND id = 3"))
+    assert (result.num_deleted_rows, work.jobs) == (1, 1)
+    acid.sql("UPDATE p SET v = 'z' WHERE s = 'back\\\\slash'")
+    assert sorted(acid.sql("SELECT id, v, s, d FROM p").collect()) == [
+        (1, "y", "it's", 1), (2, "z", "back\\slash", 1), (4, "d", "x", 2),
+    ]
+
+
+def test_a_merge_checks_and_counts_in_one_aggregate(spark, acid):
+    """MERGE: the join's rows kept, one aggregate for the cardinality check and the report's counts, one
+    job writing the events on the driver: six jobs for a small MERGE over fresh tables (it was twelve)."""
+    acid.sql("CREATE TABLE t (id int, v string) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+    acid.sql("INSERT INTO t SELECT id, concat('v', id) FROM range(0, 100)")
+    acid.sql("CREATE TABLE s (id int, v string) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+    acid.sql("INSERT INTO s SELECT id * 2, 'new' FROM range(45, 65)")
+    result, work = measure(
+        spark,
+        lambda: acid.sql(
+            "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v "
+            "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)"
+        ),
+    )
+    assert (result.num_source_rows, result.num_target_rows_matched) == (20, 5)
+    assert (result.num_updated_rows, result.num_inserted_rows) == (5, 15)
+    assert work.jobs <= 6

@@ -1,0 +1,79 @@
+"""The footer cache: a file listed again with the same size and modification time is not opened again; a file
+replaced in place (new size or time) is read again; files without a known time are never cached."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pyarrow.fs as pafs
+import pyorc
+
+from hiveacid_sql.acid.orc_footer import FOOTERS, FooterCache
+from hiveacid_sql.acid.scan_files import snapshot_files
+from hiveacid_sql.acid.writeids import ValidWriteIdList
+
+
+def write_orc(path: Path, rows: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as out, pyorc.Writer(out, "struct<id:int>") as writer:
+        for i in range(rows):
+            writer.write((i,))
+
+
+def stat(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+def test_same_size_and_time_is_read_once(tmp_path):
+    f = tmp_path / "a.orc"
+    write_orc(f, 3)
+    fs, cache = pafs.LocalFileSystem(), FooterCache()
+    first = cache.footer(fs, str(f), *stat(f))
+    second = cache.footer(fs, str(f), *stat(f))
+    assert second is first and first.num_rows == 3
+    assert (cache.reads, cache.hits) == (1, 1)
+
+
+def test_a_replaced_file_is_read_again(tmp_path):
+    f = tmp_path / "a.orc"
+    write_orc(f, 3)
+    fs, cache = pafs.LocalFileSystem(), FooterCache()
+    cache.footer(fs, str(f), *stat(f))
+    write_orc(f, 500)  # another size
+    assert cache.footer(fs, str(f), *stat(f)).num_rows == 500
+    size, mtime = stat(f)
+    os.utime(f, ns=(mtime + 10**9, mtime + 10**9))  # same size, another time
+    assert cache.footer(fs, str(f), size, mtime + 10**9).num_rows == 500
+    assert (cache.reads, cache.hits) == (3, 0)
+
+
+def test_unknown_time_is_not_cached_and_the_cache_is_bounded(tmp_path):
+    fs, cache = pafs.LocalFileSystem(), FooterCache(max_entries=2)
+    paths = [tmp_path / f"{i}.orc" for i in range(3)]
+    for p in paths:
+        write_orc(p, 1)
+    cache.footer(fs, str(paths[0]), os.path.getsize(paths[0]), None)
+    cache.footer(fs, str(paths[0]), os.path.getsize(paths[0]), None)
+    assert (cache.reads, cache.hits) == (2, 0)
+    for p in paths:
+        cache.footer(fs, str(p), *stat(p))
+    cache.footer(fs, str(paths[0]), *stat(paths[0]))  # evicted by the third file: read again
+    cache.footer(fs, str(paths[2]), *stat(paths[2]))
+    assert (cache.reads, cache.hits) == (6, 1)
+
+
+def test_a_snapshot_reads_each_footer_once_across_listings(tmp_path):
+    for d in ("delta_0000001_0000001_0000", "delta_0000002_0000002_0000"):
+        write_orc(tmp_path / d / "bucket_00000", 2)
+    fs = pafs.LocalFileSystem()
+    ids = ValidWriteIdList.all_committed("default.t", 2)
+    files = snapshot_files(fs, str(tmp_path), ids)
+    assert files.dirs[0].stats[files.data_files[0]] == stat(Path(files.data_files[0]))
+    reads = FOOTERS.reads
+    files.footers(fs, files.data_files)
+    assert FOOTERS.reads == reads + 2
+    again = snapshot_files(fs, str(tmp_path), ids)  # the next statement lists again: same files, no reads
+    assert [f.num_rows for f in again.footers(fs, again.data_files)] == [2, 2]
+    assert FOOTERS.reads == reads + 2
