@@ -578,6 +578,8 @@ def _plain_files(
         return _text_files(fs, paths, cols, serde or {})
     if fmt == "csv":
         return _csv_files(fs, paths, cols, serde or {})
+    if fmt == "json":
+        return _json_files(fs, paths, cols)
     if fmt not in ("orc", "parquet"):
         raise PlanError(f"read_table reads plain ORC, Parquet and TEXTFILE files, not {fmt.upper()}")
     pieces = []
@@ -652,6 +654,27 @@ def _typed_columns(columns: list[list[str | None]], cols: Columns) -> pa.Table:
         else:
             arrays.append(pa.array([_text_value(v, htype) for v in vals], arrow_type(htype)))
     return pa.Table.from_arrays(arrays, schema=table_schema(cols))
+
+
+def _json_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns) -> pa.Table:
+    """JsonSerDe files of primitive columns: each line's values by key, without regard to case
+    (:mod:`hiveacid_sql.acid.jsonrow`), typed as a string is cast."""
+    from hiveacid_sql.acid.jsonrow import json_fields
+
+    complex_cols = [name for name, htype in cols if not htype.is_primitive]
+    if complex_cols:
+        raise PlanError(f"read_table reads JsonSerDe tables of primitive columns only ({complex_cols[0]} is not)")
+    names = [name for name, _ in cols]
+    columns: list[list[str | None]] = [[] for _ in cols]
+    for p in paths:
+        with fs.open_input_stream(p) as f:
+            lines = f.read().decode("utf-8", errors="replace").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        for line in lines:
+            for out, value in zip(columns, json_fields(line, names, [False] * len(names)), strict=True):
+                out.append(value)
+    return _typed_columns(columns, cols)
 
 
 def _csv_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns, serde: Mapping[str, str]) -> pa.Table:

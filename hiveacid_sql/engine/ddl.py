@@ -17,6 +17,8 @@ import pyarrow.fs as pafs
 from sqlglot import exp
 
 from hiveacid_sql.acid.hive_types import parse_hive_type
+from hiveacid_sql.acid.jsonrow import SERDE_CLASS as JSON_SERDE
+from hiveacid_sql.acid.jsonrow import SERDE_CLASSES as JSON_SERDES
 from hiveacid_sql.acid.listing import discover_partitions, filesystem_for, list_acid_dir, max_write_id_on_disk
 from hiveacid_sql.acid.opencsv import PROPERTIES as OPENCSV_PROPERTIES
 from hiveacid_sql.acid.opencsv import SERDE_CLASS as OPENCSV_SERDE
@@ -98,7 +100,7 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
     sorted_by = False
     serde_params: dict[str, str] = {}
     row_format = False
-    csv_serde = False
+    serde_format: str | None = None  # a text serde other than LazySimpleSerDe: "csv" or "json"
     transactional_keyword = False
     for prop in (properties.expressions if (properties := tree.args.get("properties")) else []):
         if isinstance(prop, exp.FileFormatProperty):
@@ -124,7 +126,11 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
             sorted_by = bool(prop.args.get("sorted_by"))
         elif isinstance(prop, exp.RowFormatSerdeProperty) and literal_text(prop.this) == OPENCSV_SERDE:
             serde_params.update(_opencsv_properties(prop, f"{db}.{name}"))
-            csv_serde = True
+            serde_format = "csv"
+        elif isinstance(prop, exp.RowFormatSerdeProperty) and literal_text(prop.this) in JSON_SERDES:
+            if prop.args.get("serde_properties") is not None:
+                raise UnsupportedStatementError(f"SERDEPROPERTIES of JsonSerDe are not supported ({db}.{name})")
+            serde_format = "json"
         elif isinstance(prop, exp.RowFormatDelimitedProperty | exp.RowFormatSerdeProperty):
             serde_params.update(_row_format(prop, f"{db}.{name}"))
             row_format = True
@@ -153,13 +159,14 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         columns = tuple(Column(f.name.lower(), spark_to_hive_type(f.dataType.simpleString())) for f in df.schema.fields)
     if not columns:
         raise PlanError(f"{where_is(table_node)}CREATE TABLE {db}.{name} needs at least one column")
-    if csv_serde:  # OpenCSVSerde reads text files: STORED AS TEXTFILE or nothing
-        if storage not in (None, "textfile", "csv"):
+    if serde_format is not None:  # OpenCSVSerde and JsonSerDe read text files: STORED AS TEXTFILE or nothing
+        if storage not in (None, "textfile", serde_format):
+            serde = OPENCSV_SERDE if serde_format == "csv" else JSON_SERDE
             raise UnsupportedStatementError(
-                f"ROW FORMAT SERDE '{OPENCSV_SERDE}' needs STORED AS TEXTFILE ({db}.{name} is stored as {storage.upper()})"
+                f"ROW FORMAT SERDE '{serde}' needs STORED AS TEXTFILE ({db}.{name} is stored as {storage.upper()})"
             )
-        storage = "csv"
-        _check_csv_columns(columns or (), f"{db}.{name}")
+        storage = serde_format
+        _check_serde_columns(storage, columns or (), f"{db}.{name}")
     storage = storage or ctx.settings.value(DEFAULT_FILEFORMAT)
     if not external and "transactional" not in params:
         params.update(_default_transactional(ctx, storage, sorted_by, transactional_keyword, params))
@@ -252,11 +259,14 @@ def _opencsv_properties(prop: exp.RowFormatSerdeProperty, qualified: str) -> dic
     return out
 
 
-def _check_csv_columns(columns: tuple[Column, ...], qualified: str) -> None:
-    """OpenCSVSerde holds every value as text: complex and binary columns are refused in one line."""
+def _check_serde_columns(storage: str, columns: tuple[Column, ...], qualified: str) -> None:
+    """OpenCSVSerde holds every value as text: complex and binary columns are refused in one line; JsonSerDe
+    binary ones (no text form agreed with Hive here)."""
     for col in columns:
         htype = parse_hive_type(col.type)
-        if not htype.is_primitive or htype.name == "binary":
+        if storage == "json" and htype.name == "binary":
+            raise UnsupportedStatementError(f"JsonSerDe binary columns are not supported: column {col.name} of {qualified}")
+        if storage == "csv" and (not htype.is_primitive or htype.name == "binary"):
             raise UnsupportedStatementError(
                 f"OpenCSVSerde holds primitive values only: column {col.name} of {qualified} is {col.type}"
             )
@@ -454,8 +464,8 @@ def alter_table(ctx: StatementContext, tree: exp.Alter) -> None:
             for col in cols:
                 if col.name in existing:
                     raise PlanError(f"Duplicate column name: {col.name}")
-            if table.storage_format == "csv":
-                _check_csv_columns(cols, table.qualified_name)
+            if table.storage_format in ("csv", "json"):
+                _check_serde_columns(table.storage_format, cols, table.qualified_name)
             if table.storage_format == "textfile":
                 check_text_columns([(c.name, parse_hive_type(c.type)) for c in cols])
             ctx.catalog.add_columns(table.db, table.name, list(cols))

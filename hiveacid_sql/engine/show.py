@@ -175,7 +175,7 @@ def create_table_text(table: TableDef) -> str:
         lines.append(",\n".join(f"  {c}" for c in table.bucket_cols) + ")")
         lines.append(f"INTO {table.num_buckets} BUCKETS")
     serde = {k: v for k, v in table.serde_params.items() if (k, v) != ("serialization.format", "1")}
-    csv = table.storage_format == "csv"  # OpenCSVSerde: its serde named even without properties, over text files
+    csv = table.storage_format in ("csv", "json")  # OpenCSVSerde, JsonSerDe: the serde named, over text files
     if serde or csv:
         lines.append(f"ROW FORMAT SERDE\n  {_quote(_serde(table))}")
     if serde:

@@ -35,6 +35,7 @@ from hiveacid_sql.exec.columns import (
     to_instant,
     to_table_type,
 )
+from hiveacid_sql.exec.jsonserde import read_json_table, write_json_table
 from hiveacid_sql.exec.opencsv import read_csv_table, write_csv_table
 from hiveacid_sql.exec.scan import union_all
 from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
@@ -212,6 +213,8 @@ def _read_location(
     if paths is not None and not paths:
         return spark.createDataFrame([], schema)
     fmt = _format(table)
+    if fmt == "json":
+        return read_json_table(spark, location if paths is None else paths, columns)
     if fmt == "csv":
         return read_csv_table(spark, location if paths is None else paths, columns, CsvFormat.of(table.serde_params))
     if fmt == "textfile":
@@ -240,6 +243,10 @@ def _write_files(df: DataFrame, table: TableDef, location: str, *, mode: str, pa
     """``df``'s rows (the table's data columns, and ``partition_by`` if given) as files of the table's format
     in ``location`` (Spark's ``partitionBy`` sub-directories when ``partition_by`` is set)."""
     fmt = _format(table)
+    if fmt == "json":
+        columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
+        write_json_table(df, location, columns, overwrite=mode == "overwrite", partition_by=partition_by)
+        return
     if fmt == "csv":
         columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
         write_csv_table(

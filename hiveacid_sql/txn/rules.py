@@ -41,7 +41,7 @@ def normalize_params(params: dict[str, str]) -> dict[str, str]:
 
 #: Storage formats an insert-only table may have here: those whose plain files we read and write (Hive
 #: allows any format; a format outside this set is refused by CREATE as any table of it is).
-INSERT_ONLY_FORMATS = frozenset({"orc", "parquet", "textfile", "csv"})
+INSERT_ONLY_FORMATS = frozenset({"orc", "parquet", "textfile", "csv", "json"})
 
 
 def _check_acid_allowed(td: TableDef, storage_format: str, table_type: str, *, insert_only: bool = False) -> None:

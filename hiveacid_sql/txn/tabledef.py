@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-StorageFormat = Literal["orc", "parquet", "textfile", "csv"]
+StorageFormat = Literal["orc", "parquet", "textfile", "csv", "json"]
 TableType = Literal["MANAGED_TABLE", "EXTERNAL_TABLE", "VIRTUAL_VIEW"]
 
-STORAGE_FORMATS: frozenset[str] = frozenset({"orc", "parquet", "textfile", "csv"})
+STORAGE_FORMATS: frozenset[str] = frozenset({"orc", "parquet", "textfile", "csv", "json"})
 TABLE_TYPES: frozenset[str] = frozenset({"MANAGED_TABLE", "EXTERNAL_TABLE"})
 #: Hive's table type of a view (``TableType.VIRTUAL_VIEW``): no location, its query in TBLS.VIEW_*_TEXT
 VIRTUAL_VIEW = "VIRTUAL_VIEW"
@@ -224,12 +224,20 @@ STORAGE_CLASSES: dict[str, tuple[str, str, str]] = {
         "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
         "org.apache.hadoop.hive.serde2.OpenCSVSerde",
     ),
+    # Hive's JsonSerDe over text files (hcatalog's class name is read as the same format)
+    "json": (
+        "org.apache.hadoop.mapred.TextInputFormat",
+        "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+        "org.apache.hadoop.hive.serde2.JsonSerDe",
+    ),
 }
 
 
 def storage_format_of(input_format: str | None, serde: str | None) -> str:
     """The storage format of a table Hive (or we) recorded, from its input format (and serde): ``orc``, ...;
     an input format we do not know gives its class name, lower case."""
+    if serde == "org.apache.hive.hcatalog.data.JsonSerDe":  # hcatalog's, which Hive 3 delegates to serde2's
+        serde = STORAGE_CLASSES["json"][2]
     for name, (inp, _out, lib) in STORAGE_CLASSES.items():
         if (input_format, serde) == (inp, lib):
             return name

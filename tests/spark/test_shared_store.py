@@ -39,9 +39,6 @@ def test_an_update_whose_commit_reply_is_lost_succeeds_once(spark, tmp_path, rea
     with losing_proxy(ready_url) as proxy:
         acid = hiveacid_sql.connect(spark=spark, warehouse=tmp_path / "wh", store_url=proxy.url(ready_url))
         try:
-            # the ready store's database `default` lies where its template was made: a database of this test's own
-            acid.sql(f"CREATE DATABASE lost LOCATION '{tmp_path / 'lost.db'}'")
-            acid.sql("USE lost")
             acid.sql("CREATE TABLE t (id int, v int) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
             acid.sql("INSERT INTO t VALUES (1, 10), (2, 20)")
             proxy.lose_reply_to(PG_COMMIT, after=b"COMPLETED_TXN_COMPONENTS")  # a transaction's commit

@@ -1,4 +1,4 @@
-"""OpenCSVSerde's row format (opencsv 2.3's CSVParser / CSVWriter as Hive 3's serde builds them), quirks kept."""
+"""Text serdes other than LazySimpleSerDe: OpenCSVSerde (opencsv 2.3 as Hive 3 builds it, quirks kept) and JsonSerDe rows."""
 
 from __future__ import annotations
 
@@ -49,3 +49,14 @@ def test_a_metastore_table_of_the_serde_is_told_from_lazy_simple_text() -> None:
     text = "org.apache.hadoop.mapred.TextInputFormat"
     assert storage_format_of(text, "org.apache.hadoop.hive.serde2.OpenCSVSerde") == "csv"
     assert storage_format_of(text, "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe") == "textfile"
+
+
+def test_json_rows_by_key_without_case_numbers_as_written() -> None:
+    from hiveacid_sql.acid.jsonrow import JsonRowError, json_fields
+
+    names, flat = ["id", "price", "ok", "tags", "s"], [False, False, False, True, False]
+    line = '{"ID": 7, "price": 1.50, "ok": true, "tags": [1, 2], "extra": "x", "s": null}'
+    assert json_fields(line, names, flat) == ["7", "1.50", "true", "[1, 2]", None]
+    assert json_fields("   ", names, flat) == [None] * 5
+    with pytest.raises(JsonRowError, match="not a JSON object"):
+        json_fields("[1, 2]", names, flat)
