@@ -73,8 +73,12 @@ _KILLERS = {
         "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
         "SELECT pg_terminate_backend({})",
     ),
-    "mysql": ("SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'",
-              "KILL CONNECTION {}"),
+    # the server is shared: only a session of this test's database (never another test's)
+    "mysql": (
+        "SELECT t.trx_mysql_thread_id FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p "
+        "ON p.ID = t.trx_mysql_thread_id WHERE t.trx_state = 'LOCK WAIT' AND p.DB = DATABASE()",
+        "KILL CONNECTION {}",
+    ),
 }
 
 
