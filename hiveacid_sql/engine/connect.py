@@ -69,7 +69,7 @@ def connect(
     # cluster's starts now, so that executors that cannot write fail here, before anything is created.
     if spark is not None:
         check_executors(spark)
-    elif not master.startswith("local"):
+    elif not (master == "local" or master.startswith("local[")):  # local-cluster[..] runs other Pythons
         spark = start()
     fs, path = filesystem_for(warehouse_uri)
     fs.create_dir(path, recursive=True)
