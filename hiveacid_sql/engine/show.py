@@ -75,6 +75,7 @@ def describe(ctx: StatementContext, table: TableDef, style: str | None) -> Local
             ("SerDe Library:", _serde(table), ""),
             ("Num Buckets:", str(table.num_buckets), ""),
             ("Bucket Columns:", "[" + ", ".join(table.bucket_cols) + "]", ""),
+            ("Sort Columns:", "[" + ", ".join(f"Order(col:{c}, order:{o})" for c, o in table.sort_cols) + "]", ""),
         ]
         if table.serde_params and not table.is_view:
             rows.append(("Storage Desc Params:", "", ""))
@@ -175,6 +176,9 @@ def create_table_text(table: TableDef) -> str:
     if table.is_bucketed:
         lines.append("CLUSTERED BY (")
         lines.append(",\n".join(f"  {c}" for c in table.bucket_cols) + ")")
+        if table.sort_cols:
+            lines.append("SORTED BY (")
+            lines.append(",\n".join(f"  {c} {'ASC' if o else 'DESC'}" for c, o in table.sort_cols) + ")")
         lines.append(f"INTO {table.num_buckets} BUCKETS")
     serde = {k: v for k, v in table.serde_params.items() if (k, v) != ("serialization.format", "1")}
     csv = table.storage_format in ("csv", "json")  # OpenCSVSerde, JsonSerDe: the serde named, over text files

@@ -85,6 +85,8 @@ class TableDef:
     partition_keys: tuple[Column, ...] = ()
     bucket_cols: tuple[str, ...] = ()
     num_buckets: int = -1
+    #: ``SORTED BY`` of a bucketed table: (column, Hive's ``Order``: 1 ASC, 0 DESC), as ``SORT_COLS`` holds them
+    sort_cols: tuple[tuple[str, int], ...] = ()
     comment: str | None = None
     owner: str | None = None
     create_time: int = 0
