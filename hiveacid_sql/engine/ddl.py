@@ -98,6 +98,7 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
     bucket_cols: tuple[str, ...] = ()
     num_buckets = -1
     sorted_by = False
+    sort_cols: tuple[tuple[str, int], ...] = ()
     serde_params: dict[str, str] = {}
     row_format = False
     serde_format: str | None = None  # a text serde other than LazySimpleSerDe: "csv" or "json"
@@ -124,6 +125,9 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
             bucket_cols = tuple(c.name.lower() for c in prop.expressions)
             num_buckets = int(prop.args["buckets"].name)
             sorted_by = bool(prop.args.get("sorted_by"))
+            sort_cols = tuple(
+                (o.this.name.lower(), 0 if o.args.get("desc") else 1) for o in prop.args.get("sorted_by") or []
+            )
         elif isinstance(prop, exp.RowFormatSerdeProperty) and literal_text(prop.this) == OPENCSV_SERDE:
             serde_params.update(_opencsv_properties(prop, f"{db}.{name}"))
             serde_format = "csv"
@@ -149,7 +153,8 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         source = ctx.planner.resolve(like)
         columns = source.columns
         partition_keys = partition_keys or source.partition_keys
-        bucket_cols, num_buckets = (bucket_cols, num_buckets) if bucket_cols else (source.bucket_cols, source.num_buckets)
+        if not bucket_cols:
+            bucket_cols, num_buckets, sort_cols = source.bucket_cols, source.num_buckets, source.sort_cols
         storage = storage or source.storage_format
         serde_params = serde_params or dict(source.serde_params)
         params = {**{k: v for k, v in source.params.items() if k in ("transactional", "transactional_properties")}, **params}
@@ -174,7 +179,9 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
     if params.get("transactional") == "true" and storage != "orc" and not insert_only:
         # Hive's TransactionalValidationListener refuses this; say so before anything is created.
         raise CatalogError(f"The table must be stored using an ACID compliant format (such as ORC): {db}.{name}")
-    _check_layout(f"{db}.{name}", params, storage, columns, partition_keys, bucket_cols, sorted_by)
+    _check_layout(
+        f"{db}.{name}", params, storage, columns, partition_keys, bucket_cols, sorted_by, tuple(c for c, _ in sort_cols)
+    )
     if row_format and storage != "textfile":
         raise UnsupportedStatementError(
             f"ROW FORMAT is honoured for TEXTFILE tables only ({db}.{name} is stored as {storage.upper()})"
@@ -201,6 +208,7 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         partition_keys=partition_keys,
         bucket_cols=bucket_cols,
         num_buckets=num_buckets,
+        sort_cols=sort_cols,
         comment=comment,
         owner=getpass.getuser(),
         create_time=int(time.time()),
@@ -353,6 +361,7 @@ def _check_layout(
     partition_keys: tuple[Column, ...],
     bucket_cols: tuple[str, ...],
     sorted_by: bool,
+    sort_cols: tuple[str, ...] = (),
 ) -> None:
     """Hive's rules for partition and bucket columns, checked before anything is created."""
     names = {c.name for c in columns}
@@ -365,10 +374,9 @@ def _check_layout(
     full_acid = params.get("transactional") == "true" and params.get("transactional_properties", "").lower() != "insert_only"
     if bucket_cols and full_acid and sorted_by:
         raise CatalogError(f"Table {qualified} cannot support full ACID functionality since it is sorted.")
-    if bucket_cols and sorted_by:
-        raise UnsupportedStatementError(
-            f"CLUSTERED BY .. SORTED BY is not supported yet ({qualified}): its bucket files would not be sorted"
-        )
+    for col in sort_cols:
+        if col not in names:
+            raise PlanError(f"Invalid column reference '{col}' in SORTED BY of {qualified}")
 
 
 def _adopt_existing_data(ctx: StatementContext, table: TableDef, fs, path: str) -> None:

@@ -75,6 +75,7 @@ def describe(ctx: StatementContext, table: TableDef, style: str | None) -> Local
             ("SerDe Library:", _serde(table), ""),
             ("Num Buckets:", str(table.num_buckets), ""),
             ("Bucket Columns:", "[" + ", ".join(table.bucket_cols) + "]", ""),
+            ("Sort Columns:", "[" + ", ".join(f"Order(col:{c}, order:{o})" for c, o in table.sort_cols) + "]", ""),
         ]
         if table.serde_params and not table.is_view:
             rows.append(("Storage Desc Params:", "", ""))
@@ -94,7 +95,7 @@ def describe(ctx: StatementContext, table: TableDef, style: str | None) -> Local
 
 _SECTIONS = (
     ("primary_key", "# Primary Key"), ("foreign_key", "# Foreign Keys"), ("unique", "# Unique Constraints"),
-    ("not_null", "# Not Null Constraints"), ("default", "# Default Constraints"),
+    ("not_null", "# Not Null Constraints"), ("default", "# Default Constraints"), ("check", "# Check Constraints"),
 )
 
 
@@ -120,6 +121,8 @@ def _constraint_lines(c: ConstraintDef) -> list[tuple[str, str, str]]:
         return [*rows, ("Column Name:", c.columns[0], ""), ("", "", "")]
     if c.kind == "default":
         return [*rows, (f"Column Name:{c.columns[0]}", f"Default Value:{c.default_value}", ""), ("", "", "")]
+    if c.kind == "check":  # Hive 3.1's getCheckConstraintsInformation
+        return [*rows, (f"Column Name:{c.columns[0]}", f"Check Value:{c.default_value}", ""), ("", "", "")]
     for i, col in enumerate(c.columns):
         if c.kind == "foreign_key":
             parent = f"Parent Column Name:{c.ref_db}.{c.ref_table}.{c.ref_columns[i]}"
@@ -173,6 +176,9 @@ def create_table_text(table: TableDef) -> str:
     if table.is_bucketed:
         lines.append("CLUSTERED BY (")
         lines.append(",\n".join(f"  {c}" for c in table.bucket_cols) + ")")
+        if table.sort_cols:
+            lines.append("SORTED BY (")
+            lines.append(",\n".join(f"  {c} {'ASC' if o else 'DESC'}" for c, o in table.sort_cols) + ")")
         lines.append(f"INTO {table.num_buckets} BUCKETS")
     serde = {k: v for k, v in table.serde_params.items() if (k, v) != ("serialization.format", "1")}
     csv = table.storage_format in ("csv", "json")  # OpenCSVSerde, JsonSerDe: the serde named, over text files

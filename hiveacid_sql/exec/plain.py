@@ -333,6 +333,9 @@ def staged_write(df: DataFrame, table: TableDef, staging: str) -> Iterator[dict[
     keyed = df.select(*[F.col(c.name) for c in table.columns], stage_key(df).alias(_STAGE_KEY))
     if BUCKET_COLUMN in df.columns:
         keyed = keyed.repartition(F.col(_STAGE_KEY))
+        if table.sort_cols:  # SORTED BY: each bucket file sorted, as Hive's reducer writes it
+            order = [F.col(c).asc_nulls_first() if o else F.col(c).desc_nulls_last() for c, o in table.sort_cols]
+            keyed = keyed.sortWithinPartitions(F.col(_STAGE_KEY), *order)
     try:
         _write_files(keyed, table, spark_location(table.location, staging), mode="overwrite", partition_by=_STAGE_KEY)
         produced: dict[str, list[str]] = {}

@@ -39,7 +39,8 @@ class ConstraintDef:
 
     ``kind`` is a key of :data:`CONSTRAINT_TYPES`; ``columns`` the constrained columns in key order;
     ``enable``/``validate``/``rely`` Hive's options (``ENABLE_VALIDATE_RELY`` = 4*enable + 2*validate + rely);
-    ``default_value`` a DEFAULT's value as written (Hive SQL text, e.g. ``127Y``); a foreign key names the
+    ``default_value`` a DEFAULT's value as written (Hive SQL text, e.g. ``127Y``) or a CHECK's expression
+    (Hive keeps both in ``DEFAULT_VALUE``); a foreign key names the
     referenced table and its columns (``ref_columns``, in the order of ``columns``).
     """
 
@@ -84,6 +85,8 @@ class TableDef:
     partition_keys: tuple[Column, ...] = ()
     bucket_cols: tuple[str, ...] = ()
     num_buckets: int = -1
+    #: ``SORTED BY`` of a bucketed table: (column, Hive's ``Order``: 1 ASC, 0 DESC), as ``SORT_COLS`` holds them
+    sort_cols: tuple[tuple[str, int], ...] = ()
     comment: str | None = None
     owner: str | None = None
     create_time: int = 0
@@ -152,6 +155,12 @@ class TableDef:
     def not_null_columns(self) -> frozenset[str]:
         """Columns whose NOT NULL constraint is enabled (Hive enforces those on every INSERT/UPDATE/MERGE)."""
         return frozenset(c.columns[0] for c in self.constraints if c.kind == "not_null" and c.enable)
+
+    @property
+    def check_constraints(self) -> tuple[ConstraintDef, ...]:
+        """Enabled CHECK constraints (Hive 3 enforces them on every INSERT/UPDATE/MERGE); each one's
+        expression text is its ``default_value``, as ``KEY_CONSTRAINTS.DEFAULT_VALUE`` holds it."""
+        return tuple(c for c in self.constraints if c.kind == "check" and c.enable and c.default_value)
 
     def default_of(self, column: str) -> str | None:
         """The DEFAULT value text of ``column`` (Hive SQL, as written at CREATE), None when it has none."""
