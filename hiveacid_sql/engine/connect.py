@@ -55,6 +55,14 @@ def connect(
     spark_conf = {k: str(v) for k, v in (conf.pop("spark_conf", None) or {}).items()}
     spark_conf.update({str(k): str(v) for k, v in conf.items()})
     owns = spark is None
+    fs, path = filesystem_for(warehouse_uri)
+    store_dir = Path(path) / ".hiveacid" if store_url is None else None
+    url = store_url if store_url is not None else f"sqlite:///{Path(path) / '.hiveacid' / 'txn.db'}"
+
+    def ready(session: SparkSession) -> SparkSession:
+        if not is_connect(session):  # a Connect server registers Python data sources on its own side
+            register_data_source(session, warehouse=warehouse_uri, store_url=url)
+        return session
 
     def start() -> SparkSession:
         session = local_session(spark_conf, master=master, verbose=verbose)
@@ -63,27 +71,19 @@ def connect(
         except HiveAcidError:
             session.stop()
             raise
-        return session
+        return ready(session)
 
     # A local Spark starts at the first statement that needs it (SET, SHOW, USE, BEGIN .. need none); a
     # cluster's starts now, so that executors that cannot write fail here, before anything is created.
     if spark is not None:
         check_executors(spark)
-    elif not (master == "local" or master.startswith("local[")):  # local-cluster[..] runs other Pythons
-        spark = start()
-    fs, path = filesystem_for(warehouse_uri)
+        handle = SparkHandle(ready(spark))
+    else:
+        handle = SparkHandle(start=start)
+        if not (master == "local" or master.startswith("local[")):  # local-cluster[..] runs other Pythons
+            handle.get()
     fs.create_dir(path, recursive=True)
-    if store_url is None:
-        store_dir = Path(path) / ".hiveacid"
+    if store_dir is not None:
         store_dir.mkdir(parents=True, exist_ok=True)
-        store_url = f"sqlite:///{store_dir / 'txn.db'}"
-    store = TxnStore(store_url, default_db_location=warehouse_uri)
-    source_url = store_url
-
-    def ready(session: SparkSession) -> SparkSession:
-        if not is_connect(session):  # a Connect server registers Python data sources on its own side
-            register_data_source(session, warehouse=warehouse_uri, store_url=source_url)
-        return session
-
-    handle = SparkHandle(ready(spark)) if spark is not None else SparkHandle(start=lambda: ready(start()))
+    store = TxnStore(url, default_db_location=warehouse_uri)
     return Session(handle, warehouse_uri, store, owns_spark=owns)

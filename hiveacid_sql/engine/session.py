@@ -91,8 +91,8 @@ class Session(TableApi):
         with contextlib.suppress(Exception):
             self.ctx.read_leases.release(self.ctx.lease_ids)
         self.store.close()
-        if self._owns_spark and (started := self.ctx.spark_handle.started) is not None:
-            started.stop()
+        if self._owns_spark and self.ctx.spark_handle.launched and (started := self.ctx.spark_handle.started):
+            started.stop()  # never a SparkContext that ran before this connection took it
 
     # -- multi-statement transactions -------------------------------------------------------------
     def begin(self) -> None:

@@ -187,6 +187,7 @@ class SparkHandle:
         self._session = session
         self._start = start
         self._lock = threading.Lock()
+        self.launched = False  # whether get() started a SparkContext (not one already running in the process)
 
     def get(self) -> SparkSession:
         """The session; started now if it was not."""
@@ -196,6 +197,7 @@ class SparkHandle:
         with self._lock:
             if self._session is None:
                 assert self._start is not None
+                self.launched = SparkContext._active_spark_context is None  # noqa: SLF001 - else ours is made on it
                 self._session = self._start()
             return self._session
 

@@ -67,3 +67,15 @@ def test_spark_starts_at_the_first_statement_that_needs_it(spark, warehouse: Pat
     finally:
         session.close()  # does not own the shared session: it keeps running
     assert spark.range(1).count() == 1
+
+
+def test_connect_takes_a_running_spark_when_needed_and_leaves_it_running(spark, tmp_path: Path) -> None:
+    import hiveacid_sql
+
+    acid = hiveacid_sql.connect(warehouse=tmp_path / "wh")  # no spark=: its own would start lazily
+    assert [r[0] for r in acid.sql("SHOW DATABASES").collect()] == ["default"]
+    assert acid.running_spark() is None
+    assert acid.sql("SELECT 1 AS one").collect()[0].one == 1  # takes the SparkContext already running here
+    assert acid.running_spark() is not None and acid.running_spark().sparkContext is spark.sparkContext
+    acid.close()  # it did not start that SparkContext: it does not stop it
+    assert spark.range(2).count() == 2
