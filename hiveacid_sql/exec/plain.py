@@ -23,7 +23,7 @@ from pyspark.sql import types as T
 
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
-from hiveacid_sql.acid.names import original_file_name
+from hiveacid_sql.acid.names import original_file_name, parse_original_file
 from hiveacid_sql.acid.opencsv import CsvFormat
 from hiveacid_sql.acid.orc_footer import read_footer
 from hiveacid_sql.acid.partitions import unescape_path_name
@@ -177,23 +177,28 @@ def _has_temporal(t: HiveType) -> bool:
 
 
 def read_plain(
-    spark: SparkSession, table: TableDef, paths: list[str] | None = None, *, partitions: Sequence[PartitionDef] | None = None
+    spark: SparkSession, table: TableDef, paths: list[str] | None = None, *, partitions: Sequence[PartitionDef] | None = None,
+    buckets: frozenset[int] | None = None,
 ) -> DataFrame:
     """The rows of a plain table (an empty frame if its directory holds no data yet); ``paths``: read these
     data files of the table's format instead (an insert-only table's snapshot files: the data columns only).
 
     A partitioned table is read partition by partition: ``partitions`` (those left after pruning; their
     catalog locations, which ``ADD PARTITION .. LOCATION`` may put anywhere), each partition's files holding
-    only the data columns and its values coming from the catalog, as Hive reads them.
+    only the data columns and its values coming from the catalog, as Hive reads them. ``buckets`` (bucket
+    pruning of a bucketed table): only the files Hive named for those buckets (``00000B_0[_copy_K]``) and
+    files of any other name are read.
     """
     columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
+    if paths is None and buckets is not None and not table.is_partitioned:
+        paths = _bucket_files(table.location, buckets)
     if paths is not None or not table.is_partitioned:
         return _read_location(spark, table, table.location, columns, paths)
     keys = [(c.name, parse_hive_type(c.type)) for c in table.partition_keys]
     frames = []
     for part in partitions or ():
         location = part.location or f"{table.location.rstrip('/')}/{part.name}"
-        df = _read_location(spark, table, location, columns)
+        df = _read_location(spark, table, location, columns, None if buckets is None else _bucket_files(location, buckets))
         values = [
             F.lit(value).cast(to_spark_type(htype)).alias(name)
             for value, (name, htype) in zip(part.values, keys, strict=True)
@@ -202,6 +207,17 @@ def read_plain(
     if not frames:
         return spark.createDataFrame([], spark_schema(columns + keys))
     return union_all(frames)
+
+
+def _bucket_files(location: str, buckets: frozenset[int]) -> list[str]:
+    """The data files in ``location`` that may hold rows of ``buckets``: Hive's bucket files of those bucket
+    ids, and any file not named as one (written by another engine: it may hold any bucket)."""
+    out = []
+    for path, _spark_path in _orc_files(location):
+        parsed = parse_original_file(posixpath.basename(path))
+        if parsed is None or parsed[0] in buckets:
+            out.append(path)
+    return out
 
 
 def _read_location(

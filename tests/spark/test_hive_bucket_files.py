@@ -62,6 +62,14 @@ def test_plain_bucketed_table_one_hive_named_file_per_bucket(acid, warehouse: Pa
     assert _tree(root) == sorted([*expected, f"{b300}_copy_1"])
     assert _ids(root / f"{b300}_copy_1", fmt) == [300000]
     assert _rows(acid, "SELECT name FROM b WHERE id = 300000") == [("a",), ("d",)]
+    if fmt == "TEXTFILE":  # bucket pruning reads only the files of the row's bucket (and foreign names)
+        other = next(b for b in range(7) if b != _bucket(300000, 7))
+        (root / f"{other:06d}_0").write_text("300000\x01misplaced\n")
+        (root / "from_elsewhere").write_text("300000\x01foreign\n")
+        assert _rows(acid, "SELECT name FROM b WHERE id = 300000") == [("a",), ("d",), ("foreign",)]
+        assert len(_rows(acid, "SELECT name FROM b WHERE id + 0 = 300000")) == 4  # not prunable: every file
+        (root / f"{other:06d}_0").unlink()
+        (root / "from_elsewhere").unlink()
     # INSERT OVERWRITE: only the buckets that received rows have a file afterwards.
     acid.sql("INSERT OVERWRITE TABLE b SELECT id, upper(name) FROM b WHERE id = 300000")
     assert _tree(root) == [b300]
