@@ -212,3 +212,24 @@ class SparkHandle:
         if self._session is None and SparkContext._active_spark_context is not None:  # noqa: SLF001
             return self.get()
         return self._session
+
+    def lazy(self) -> SparkSession:
+        """The session if it runs, else a stand-in that starts it at its first use (an attribute asked for).
+
+        For code that takes a SparkSession but may not use it (EXPLAIN's file listing asks Spark only to
+        prune partitions by a predicate): it runs without a JVM when it does not. The stand-in is only
+        handed out while no session runs, i.e. for the local classic session this handle would start.
+        """
+        if self._session is not None:
+            return self._session
+        return _StartOnUse(self)  # type: ignore[return-value]
+
+
+class _StartOnUse:
+    def __init__(self, handle: SparkHandle) -> None:
+        self._handle = handle
+
+    def __getattr__(self, name: str) -> object:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._handle.get(), name)

@@ -1,7 +1,7 @@
 """``connect()`` starts no JVM until a statement needs Spark (issue 18).
 
 The statements that read only the store and the catalog (SET, USE, CREATE / SHOW / DESCRIBE, BEGIN / COMMIT /
-ROLLBACK, SHOW TRANSACTIONS / LOCKS / COMPACTIONS, a queued COMPACT) run in a child Python process, which then
+ROLLBACK, SHOW TRANSACTIONS / LOCKS / COMPACTIONS, a queued COMPACT, EXPLAIN) run in a child Python process, which then
 reports whether PySpark ever launched its gateway (the JVM). A child because the test run may hold a JVM of
 its own; the child starts none, so this stays a unit test (a few seconds of imports).
 """
@@ -46,6 +46,8 @@ run("BEGIN")
 run("ROLLBACK")
 run("CREATE TABLE events (id int) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
 out["compact"] = [r.state for r in run("ALTER TABLE events COMPACT 'major'").collect()]
+out["explain"] = [r[0] for r in run("EXPLAIN DELETE FROM events WHERE id = 1").collect()]
+out["explain_partitioned"] = [r[0] for r in run("EXPLAIN SELECT * FROM orders").collect()]
 shown = io.StringIO()
 with contextlib.redirect_stdout(shown):
     run("SHOW COMPACTIONS").show()
@@ -80,6 +82,9 @@ def test_statements_that_need_no_spark_start_no_jvm(tmp_path: Path) -> None:
     assert len(out["txns"]) == 1 and out["txns"][0][1] == "OPEN"
     assert ["Started Time", "bigint"] in out["txn_types"]
     assert out["compact"] == ["initiated"]
+    assert any(line.startswith("Read sales.events at write ids") for line in out["explain"])
+    assert any(line.startswith("Write sales.events as write id 1") for line in out["explain"]), out["explain"]
+    assert any(line.startswith("Read sales.orders") for line in out["explain_partitioned"])
     table = out["compactions_shown"].splitlines()
     assert table[1].startswith("|compactionid|dbname|tabname|") and "| sales| events|" in table[3]
     assert done.stderr.strip() == "", done.stderr[-2000:]  # nothing on stderr either
