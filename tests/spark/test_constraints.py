@@ -288,6 +288,11 @@ def test_check_constraints_stored_shown_and_disabled_ones_not_enforced(acid, war
             'SELECT "CONSTRAINT_NAME", "CONSTRAINT_TYPE", "DEFAULT_VALUE", "ENABLE_VALIDATE_RELY" FROM "KEY_CONSTRAINTS" ORDER BY 1'
         ).fetchall()
     assert rows == [("lo_below_hi", 5, "lo < hi", 4), ("pos", 5, "id > 0", 0)]
+    acid.sql("ALTER TABLE ck ADD CONSTRAINT hi_positive CHECK (hi > 0)")  # rows already there are not checked (Hive)
+    with pytest.raises(HiveAcidError, match="CHECK constraint hi_positive of default.ck: hi > 0"):
+        acid.sql("INSERT INTO ck VALUES (5, -9, -1)")
+    acid.sql("ALTER TABLE ck DROP CONSTRAINT hi_positive")
+    acid.sql("INSERT INTO ck VALUES (5, -9, -1)")
     acid.sql("CREATE TABLE plain_ck (a STRING CHECK (length(a) < 3))")  # plain tables too, as Hive
     acid.sql("INSERT INTO plain_ck VALUES ('ab'), (NULL)")
     with pytest.raises(HiveAcidError, match="Either CHECK or NOT NULL constraint violated!"):
