@@ -70,7 +70,7 @@ class DmlResult:
 
     def to_spark(self, spark: Any = None):  # -> pyspark.sql.DataFrame
         """The report as a one-row Spark DataFrame."""
-        session = spark or self._spark
+        session = spark or (self._spark() if callable(self._spark) else self._spark)
         if session is None:
             raise ValueError("no SparkSession to build the DataFrame with")
         schema = (
@@ -126,7 +126,7 @@ class StatementResult:
 
     def to_spark(self, spark: Any = None):  # -> pyspark.sql.DataFrame
         """The report as a one-row Spark DataFrame."""
-        session = spark or self._spark
+        session = spark or (self._spark() if callable(self._spark) else self._spark)
         if session is None:
             raise ValueError("no SparkSession to build the DataFrame with")
         row = self.to_dict()

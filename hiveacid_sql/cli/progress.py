@@ -52,9 +52,15 @@ class ProgressBar:
         self._thread: threading.Thread | None = None
         self._drawn = 0
 
+    def _session(self) -> Any:
+        """The SparkSession, or None while it has not started (``spark`` may be a function returning it: a
+        connection whose Spark starts with the statement this bar is for)."""
+        return self._spark() if callable(self._spark) else self._spark
+
     def __enter__(self) -> ProgressBar:
         # Spark Connect has no status tracker in this process (no driver JVM): no bar, quietly.
-        if self._enabled and not is_connect(self._spark):
+        session = self._session()
+        if self._enabled and (session is None or not is_connect(session)):
             self._thread = threading.Thread(target=self._run, name="hiveacid-progress", daemon=True)
             self._thread.start()
         return self
@@ -70,11 +76,16 @@ class ProgressBar:
 
     def _run(self) -> None:
         started = time.monotonic()
-        tracker = self._spark.sparkContext.statusTracker()
+        tracker = None
         while not self._stop.wait(self._interval):
             if time.monotonic() - started < self._first_delay:
                 continue
             try:
+                if tracker is None:
+                    session = self._session()
+                    if session is None:  # Spark is still starting
+                        continue
+                    tracker = session.sparkContext.statusTracker()
                 stages = []
                 for stage_id in sorted(tracker.getActiveStageIds())[:3]:
                     info = tracker.getStageInfo(stage_id)

@@ -134,7 +134,8 @@ class Runner:
                 try:
                     succeeded = self.run_statement(f"<stdin>#{number}" if tty else "<stdin>", statement)
                 except KeyboardInterrupt:
-                    cancel_all_jobs(self.acid.spark)
+                    if (spark := self.acid.running_spark()) is not None:
+                        cancel_all_jobs(spark)
                     self.err.write("\nCancelled\n")
                     succeeded = False
                 if not succeeded:
@@ -186,7 +187,7 @@ class Runner:
     def _run_parsed(self, st: Statement, record: dict[str, Any], started: float) -> None:
         if self._set_variable(st, record):
             return
-        with ProgressBar(self.acid.spark, self.err, enabled=self.output.progress):
+        with ProgressBar(self.acid.running_spark, self.err, enabled=self.output.progress):
             if self.dry_run:
                 result = self.acid.run_statement(st, dry_run=True)
                 record["dry_run"] = True

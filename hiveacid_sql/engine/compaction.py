@@ -24,9 +24,9 @@ from hiveacid_sql.sql.tree import literal_text, where_is
 from hiveacid_sql.txn.compactions import READY_FOR_CLEANING, TYPE_NAMES, WORKING, CompactionQueue
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
 
     from hiveacid_sql.engine.context import StatementContext
+    from hiveacid_sql.exec.frames import LocalFrame
 
 #: Hive 3's SHOW COMPACTIONS columns (``DDLTask.showCompactions``), plus Hive 4's enqueue time and error message.
 SHOW_COMPACTIONS_SCHEMA = (
@@ -37,7 +37,7 @@ SHOW_COMPACTIONS_SCHEMA = (
 _RESULT_SCHEMA = "compactionid bigint, dbname string, tabname string, partname string, type string, state string, message string"
 
 
-def compact(ctx: StatementContext, tree: nodes.Compact) -> DataFrame:
+def compact(ctx: StatementContext, tree: nodes.Compact) -> LocalFrame:
     """Queue the request(s); with AND WAIT, run or wait for them. One row per request."""
     table = ctx.planner.resolve(tree.this)
     if not table.is_transactional:
@@ -86,7 +86,7 @@ def compact(ctx: StatementContext, tree: nodes.Compact) -> DataFrame:
         else:
             message = f"Compaction already enqueued with id {cq_id}; State is {state}"
         rows.append((cq_id, table.db, table.name, part, TYPE_NAMES[info.type] if info else kind.upper(), state, message))
-    return ctx.spark.createDataFrame(rows, _RESULT_SCHEMA)
+    return ctx.rows(rows, _RESULT_SCHEMA)
 
 
 def wait_for(ctx: StatementContext, compactor: Compactor, cq_id: int, poll_seconds: float = 0.2) -> None:
@@ -110,7 +110,7 @@ def wait_for(ctx: StatementContext, compactor: Compactor, cq_id: int, poll_secon
         time.sleep(poll_seconds)
 
 
-def show_compactions(ctx: StatementContext) -> DataFrame:
+def show_compactions(ctx: StatementContext) -> LocalFrame:
     """SHOW COMPACTIONS: queue and history, by id, with Hive 3's state words."""
     rows = []
     queue = CompactionQueue(ctx.store.engine)
@@ -135,4 +135,4 @@ def show_compactions(ctx: StatementContext) -> DataFrame:
                 c.error or note,
             )
         )
-    return ctx.spark.createDataFrame(rows, SHOW_COMPACTIONS_SCHEMA)
+    return ctx.rows(rows, SHOW_COMPACTIONS_SCHEMA)

@@ -17,6 +17,7 @@ from decimal import Decimal, InvalidOperation
 from sqlglot import exp
 
 from hiveacid_sql.errors import PlanError, UnsupportedStatementError
+from hiveacid_sql.plan.target import check_columns_of
 from hiveacid_sql.plan.types import hive_type_of
 from hiveacid_sql.sql.tree import table_names, where_is
 from hiveacid_sql.txn import Column, ConstraintDef
@@ -26,7 +27,7 @@ _FK_SYNTAX = "Invalid Foreign Key syntax "
 #: the metastore's width of DEFAULT_VALUE and CONSTRAINT_NAME (Hive refuses longer ones)
 _MAX_LENGTH = 255
 #: Hive's suffix of a generated constraint name, by kind (ObjectStore.generateConstraintName)
-_SUFFIX = {"primary_key": "pk", "foreign_key": "fk", "unique": "uk", "not_null": "nn", "default": "dc"}
+_SUFFIX = {"primary_key": "pk", "foreign_key": "fk", "unique": "uk", "not_null": "nn", "default": "dc", "check": "cc"}
 
 
 def _generated_name(db: str, table: str, column: str, kind: str, counter: int) -> str:
@@ -61,7 +62,7 @@ def _options(node: exp.Expr, kind: str) -> tuple[bool, bool, bool]:
                 f"{where}{_FK_SYNTAX}VALIDATE feature not supported yet. Please use NOVALIDATE instead."
             )
         return enable, validate, rely
-    if enable and kind not in ("not_null", "default"):
+    if enable and kind not in ("not_null", "default", "check"):
         raise PlanError(
             f"{where}{_SYNTAX}ENABLE/ENFORCED feature not supported yet. Please use DISABLE/NOT ENFORCED instead."
         )
@@ -139,6 +140,22 @@ def _default_value(constraint: exp.ColumnConstraint, column: Column) -> str:
     return text
 
 
+def _check_text(node: exp.CheckColumnConstraint, known: set[str], qualified: str) -> str:
+    """A CHECK's expression as stored (``DEFAULT_VALUE``): only the table's columns, no subquery, aggregate
+    or window (Hive's "Invalid CHECK constraint expression")."""
+    expr = node.this
+    text = expr.sql(dialect="hiveacid")
+    where = where_is(node)
+    if len(text) > _MAX_LENGTH:
+        raise PlanError(f"{where}{_SYNTAX}Check constraint: {text} exceeded maximum allowed length: {_MAX_LENGTH}")
+    if expr.find(exp.Select, exp.Subquery, exp.AggFunc, exp.Window) is not None:
+        raise PlanError(f"{where}{_SYNTAX}Invalid CHECK constraint expression: {text}")
+    for col in check_columns_of(text):
+        if col not in known:
+            raise PlanError(f"{where}Invalid column reference '{col}' in a constraint of {qualified}")
+    return text
+
+
 def table_constraints(
     schema: exp.Schema,
     db: str,
@@ -150,7 +167,7 @@ def table_constraints(
     current_db: str,
 ) -> tuple[ConstraintDef, ...]:
     """The constraints a CREATE TABLE's column list declares, checked as Hive does, named (Hive's generated
-    names for unnamed ones). CHECK constraints are refused (not enforced here)."""
+    names for unnamed ones). CHECK constraints are enabled by default and enforced by every write."""
     known = {c.name: c for c in (*columns, *partition_keys)}
     out: list[ConstraintDef] = []
     counter = 0
@@ -190,9 +207,14 @@ def table_constraints(
                 if isinstance(kind_node, exp.CommentColumnConstraint):
                     continue
                 if isinstance(kind_node, exp.CheckColumnConstraint):
-                    raise UnsupportedStatementError(
-                        f"{where_is(constraint)}CHECK constraints are not supported"
+                    enable, validate, rely = _options(constraint, "check")
+                    text = _check_text(kind_node, set(known), f"{db}.{name}")
+                    out.append(
+                        ConstraintDef(
+                            name_of(given, "check", column.name), "check", (column.name,), enable, validate, rely, text
+                        )
                     )
+                    continue
                 if kind is None:
                     raise UnsupportedStatementError(
                         f"{where_is(constraint)}Column constraint {constraint.sql(dialect='hive')} is not supported"
@@ -225,7 +247,13 @@ def table_constraints(
             elif isinstance(part, exp.ForeignKey):
                 kind, names = "foreign_key", [e.name.lower() for e in part.expressions]
             elif isinstance(part, exp.CheckColumnConstraint):
-                raise UnsupportedStatementError(f"{where_is(item)}CHECK constraints are not supported")
+                text = _check_text(part, set(known), f"{db}.{name}")
+                enable, validate, rely = _options(item if item.meta.get("hive_options") else part, "check")
+                # a table-level CHECK is recorded against the first column it names (KEY_CONSTRAINTS rows
+                # point at a column)
+                first = check_columns_of(text)[0] if check_columns_of(text) else next(iter(known))
+                out.append(ConstraintDef(name_of(given, "check", first), "check", (first,), enable, validate, rely, text))
+                continue
             else:
                 raise UnsupportedStatementError(
                     f"{where_is(item)}Constraint {item.sql(dialect='hive')} is not supported"
@@ -261,19 +289,20 @@ def table_constraints(
             "Invalid Constraint: Cannot exist more than one primary key definition for the same table"
         )
     if external and any(
-        c.kind == "default" or (c.kind == "not_null" and (c.enable or c.validate)) for c in out
+        c.kind == "default" or (c.kind in ("not_null", "check") and (c.enable or c.validate)) for c in out
     ):
         raise PlanError(f"{_SYNTAX}Constraints are disallowed with External tables. Only RELY is allowed.")
     return tuple(out)
 
 
 def constraint_clauses(constraints: tuple[ConstraintDef, ...], column: str) -> str:
-    """The column constraints of ``column`` as SHOW CREATE TABLE writes them (`` DEFAULT x``, `` NOT NULL``)."""
+    """The column constraints of ``column`` as SHOW CREATE TABLE writes them (`` DEFAULT x``, `` NOT NULL``,
+    `` CHECK (e)``)."""
     out = ""
     for c in constraints:
-        if c.columns != (column,) or c.kind not in ("default", "not_null"):
+        if c.columns != (column,) or c.kind not in ("default", "not_null", "check"):
             continue
-        body = f"DEFAULT {c.default_value}" if c.kind == "default" else "NOT NULL"
+        body = {"default": f"DEFAULT {c.default_value}", "not_null": "NOT NULL", "check": f"CHECK ({c.default_value})"}[c.kind]
         out += f" CONSTRAINT `{c.name}` {body}{'' if c.enable else ' DISABLE'}{' RELY' if c.rely else ''}"
     return out
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import getpass
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +23,9 @@ from hiveacid_sql.compactor.service import CompactorThread, wants_compactor
 from hiveacid_sql.engine.transaction import Transaction, lock_components
 from hiveacid_sql.errors import TxnAbortedError, TxnStateError
 from hiveacid_sql.exec.binder import Binder
+from hiveacid_sql.exec.frames import LocalFrame
 from hiveacid_sql.exec.pruning import prune_partitions
+from hiveacid_sql.exec.session import SparkHandle
 from hiveacid_sql.exec.sources import view_lookup
 from hiveacid_sql.plan.model import Plan, QueryPlan
 from hiveacid_sql.plan.planner import Planner
@@ -147,9 +149,9 @@ class StatementContext:
     CASCADE's DROP TABLEs) through the connection's dispatch."""
 
     def __init__(
-        self, spark: SparkSession, warehouse: str, store: TxnStore, run_tree: Callable[[exp.Expr], Any]
+        self, spark: SparkHandle | SparkSession, warehouse: str, store: TxnStore, run_tree: Callable[[exp.Expr], Any]
     ) -> None:
-        self.spark = spark
+        self.spark_handle = spark if isinstance(spark, SparkHandle) else SparkHandle(spark)
         self.warehouse = warehouse
         self.store = store
         self.catalog = store.catalog
@@ -157,7 +159,7 @@ class StatementContext:
         self.current_db = "default"
         self.planner = Planner(
             lambda db, name: self.catalog.get_table(db, name), lambda: self.current_db,
-            lambda: bool(self.settings.value(STRICT_CASTS)), is_view=view_lookup(spark),
+            lambda: bool(self.settings.value(STRICT_CASTS)), is_view=view_lookup(self.spark_handle.running),
         )
         self.txns = TransactionScope(store, self.settings)
         self.read_leases = ReadLeases(store.engine)
@@ -167,6 +169,15 @@ class StatementContext:
         # The DataFrames of the running ``acid.sql(.., name=df)`` call, by the temporary view naming each
         # (:func:`~hiveacid_sql.exec.sources.formatted_sources`): the binder reads the frames, not the views.
         self.source_frames: dict[str, DataFrame] = {}
+
+    @property
+    def spark(self) -> SparkSession:
+        """The connection's SparkSession, started now if no statement needed it yet (see :class:`SparkHandle`)."""
+        return self.spark_handle.get()
+
+    def rows(self, rows: Sequence[Sequence[Any]], schema: str) -> LocalFrame:
+        """A statement's result rows made here (SHOW, DESCRIBE ..): read without Spark, Spark's when asked for."""
+        return LocalFrame(rows, schema, self.spark_handle.get)
 
     @contextmanager
     def reading(self, frames: dict[str, DataFrame]) -> Iterator[None]:

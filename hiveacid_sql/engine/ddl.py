@@ -17,7 +17,11 @@ import pyarrow.fs as pafs
 from sqlglot import exp
 
 from hiveacid_sql.acid.hive_types import parse_hive_type
+from hiveacid_sql.acid.jsonrow import SERDE_CLASS as JSON_SERDE
+from hiveacid_sql.acid.jsonrow import SERDE_CLASSES as JSON_SERDES
 from hiveacid_sql.acid.listing import discover_partitions, filesystem_for, list_acid_dir, max_write_id_on_disk
+from hiveacid_sql.acid.opencsv import PROPERTIES as OPENCSV_PROPERTIES
+from hiveacid_sql.acid.opencsv import SERDE_CLASS as OPENCSV_SERDE
 from hiveacid_sql.engine.constraints import table_constraints
 from hiveacid_sql.errors import CatalogError, PlanError, UnsupportedStatementError
 from hiveacid_sql.exec.pruning import prune_partitions
@@ -33,9 +37,9 @@ from hiveacid_sql.sql.tree import literal_text, table_names, where_is
 from hiveacid_sql.txn import Column, TableDef
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
 
     from hiveacid_sql.engine.context import StatementContext
+    from hiveacid_sql.exec.frames import LocalFrame
 
 _FORMATS = {"ORC": "orc", "PARQUET": "parquet", "TEXTFILE": "textfile"}
 
@@ -94,8 +98,10 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
     bucket_cols: tuple[str, ...] = ()
     num_buckets = -1
     sorted_by = False
+    sort_cols: tuple[tuple[str, int], ...] = ()
     serde_params: dict[str, str] = {}
     row_format = False
+    serde_format: str | None = None  # a text serde other than LazySimpleSerDe: "csv" or "json"
     transactional_keyword = False
     for prop in (properties.expressions if (properties := tree.args.get("properties")) else []):
         if isinstance(prop, exp.FileFormatProperty):
@@ -119,6 +125,16 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
             bucket_cols = tuple(c.name.lower() for c in prop.expressions)
             num_buckets = int(prop.args["buckets"].name)
             sorted_by = bool(prop.args.get("sorted_by"))
+            sort_cols = tuple(
+                (o.this.name.lower(), 0 if o.args.get("desc") else 1) for o in prop.args.get("sorted_by") or []
+            )
+        elif isinstance(prop, exp.RowFormatSerdeProperty) and literal_text(prop.this) == OPENCSV_SERDE:
+            serde_params.update(_opencsv_properties(prop, f"{db}.{name}"))
+            serde_format = "csv"
+        elif isinstance(prop, exp.RowFormatSerdeProperty) and literal_text(prop.this) in JSON_SERDES:
+            if prop.args.get("serde_properties") is not None:
+                raise UnsupportedStatementError(f"SERDEPROPERTIES of JsonSerDe are not supported ({db}.{name})")
+            serde_format = "json"
         elif isinstance(prop, exp.RowFormatDelimitedProperty | exp.RowFormatSerdeProperty):
             serde_params.update(_row_format(prop, f"{db}.{name}"))
             row_format = True
@@ -137,7 +153,8 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         source = ctx.planner.resolve(like)
         columns = source.columns
         partition_keys = partition_keys or source.partition_keys
-        bucket_cols, num_buckets = (bucket_cols, num_buckets) if bucket_cols else (source.bucket_cols, source.num_buckets)
+        if not bucket_cols:
+            bucket_cols, num_buckets, sort_cols = source.bucket_cols, source.num_buckets, source.sort_cols
         storage = storage or source.storage_format
         serde_params = serde_params or dict(source.serde_params)
         params = {**{k: v for k, v in source.params.items() if k in ("transactional", "transactional_properties")}, **params}
@@ -147,6 +164,14 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         columns = tuple(Column(f.name.lower(), spark_to_hive_type(f.dataType.simpleString())) for f in df.schema.fields)
     if not columns:
         raise PlanError(f"{where_is(table_node)}CREATE TABLE {db}.{name} needs at least one column")
+    if serde_format is not None:  # OpenCSVSerde and JsonSerDe read text files: STORED AS TEXTFILE or nothing
+        if storage not in (None, "textfile", serde_format):
+            serde = OPENCSV_SERDE if serde_format == "csv" else JSON_SERDE
+            raise UnsupportedStatementError(
+                f"ROW FORMAT SERDE '{serde}' needs STORED AS TEXTFILE ({db}.{name} is stored as {storage.upper()})"
+            )
+        storage = serde_format
+        _check_serde_columns(storage, columns or (), f"{db}.{name}")
     storage = storage or ctx.settings.value(DEFAULT_FILEFORMAT)
     if not external and "transactional" not in params:
         params.update(_default_transactional(ctx, storage, sorted_by, transactional_keyword, params))
@@ -154,7 +179,9 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
     if params.get("transactional") == "true" and storage != "orc" and not insert_only:
         # Hive's TransactionalValidationListener refuses this; say so before anything is created.
         raise CatalogError(f"The table must be stored using an ACID compliant format (such as ORC): {db}.{name}")
-    _check_layout(f"{db}.{name}", params, storage, columns, partition_keys, bucket_cols, sorted_by)
+    _check_layout(
+        f"{db}.{name}", params, storage, columns, partition_keys, bucket_cols, sorted_by, tuple(c for c, _ in sort_cols)
+    )
     if row_format and storage != "textfile":
         raise UnsupportedStatementError(
             f"ROW FORMAT is honoured for TEXTFILE tables only ({db}.{name} is stored as {storage.upper()})"
@@ -181,6 +208,7 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
         partition_keys=partition_keys,
         bucket_cols=bucket_cols,
         num_buckets=num_buckets,
+        sort_cols=sort_cols,
         comment=comment,
         owner=getpass.getuser(),
         create_time=int(time.time()),
@@ -217,6 +245,39 @@ _HONOURED_SERDE_PARAMS = frozenset(
     }
 )
 _LAZY_SIMPLE_SERDE = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
+
+
+def _opencsv_properties(prop: exp.RowFormatSerdeProperty, qualified: str) -> dict[str, str]:
+    """The ``separatorChar`` / ``quoteChar`` / ``escapeChar`` of ``ROW FORMAT SERDE '..OpenCSVSerde' WITH
+    SERDEPROPERTIES (..)``; another property is refused (never dropped)."""
+    out: dict[str, str] = {}
+    props = prop.args.get("serde_properties")
+    known = {p.lower(): p for p in OPENCSV_PROPERTIES}
+    for item in props.expressions if props is not None else []:
+        key = literal_text(item.this) or ""
+        if key.lower() not in known:
+            raise UnsupportedStatementError(
+                f"SERDEPROPERTIES '{key}' is not supported for OpenCSVSerde ({qualified}): "
+                f"{', '.join(OPENCSV_PROPERTIES)} are"
+            )
+        value = literal_text(item.args.get("value")) or ""
+        if not value:
+            raise UnsupportedStatementError(f"SERDEPROPERTIES '{key}' of OpenCSVSerde needs a character ({qualified})")
+        out[known[key.lower()]] = value
+    return out
+
+
+def _check_serde_columns(storage: str, columns: tuple[Column, ...], qualified: str) -> None:
+    """OpenCSVSerde holds every value as text: complex and binary columns are refused in one line; JsonSerDe
+    binary ones (no text form agreed with Hive here)."""
+    for col in columns:
+        htype = parse_hive_type(col.type)
+        if storage == "json" and htype.name == "binary":
+            raise UnsupportedStatementError(f"JsonSerDe binary columns are not supported: column {col.name} of {qualified}")
+        if storage == "csv" and (not htype.is_primitive or htype.name == "binary"):
+            raise UnsupportedStatementError(
+                f"OpenCSVSerde holds primitive values only: column {col.name} of {qualified} is {col.type}"
+            )
 
 
 def _row_format(prop: exp.Expr, qualified: str) -> dict[str, str]:
@@ -300,6 +361,7 @@ def _check_layout(
     partition_keys: tuple[Column, ...],
     bucket_cols: tuple[str, ...],
     sorted_by: bool,
+    sort_cols: tuple[str, ...] = (),
 ) -> None:
     """Hive's rules for partition and bucket columns, checked before anything is created."""
     names = {c.name for c in columns}
@@ -312,10 +374,9 @@ def _check_layout(
     full_acid = params.get("transactional") == "true" and params.get("transactional_properties", "").lower() != "insert_only"
     if bucket_cols and full_acid and sorted_by:
         raise CatalogError(f"Table {qualified} cannot support full ACID functionality since it is sorted.")
-    if bucket_cols and sorted_by:
-        raise UnsupportedStatementError(
-            f"CLUSTERED BY .. SORTED BY is not supported yet ({qualified}): its bucket files would not be sorted"
-        )
+    for col in sort_cols:
+        if col not in names:
+            raise PlanError(f"Invalid column reference '{col}' in SORTED BY of {qualified}")
 
 
 def _adopt_existing_data(ctx: StatementContext, table: TableDef, fs, path: str) -> None:
@@ -411,6 +472,8 @@ def alter_table(ctx: StatementContext, tree: exp.Alter) -> None:
             for col in cols:
                 if col.name in existing:
                     raise PlanError(f"Duplicate column name: {col.name}")
+            if table.storage_format in ("csv", "json"):
+                _check_serde_columns(table.storage_format, cols, table.qualified_name)
             if table.storage_format == "textfile":
                 check_text_columns([(c.name, parse_hive_type(c.type)) for c in cols])
             ctx.catalog.add_columns(table.db, table.name, list(cols))
@@ -491,16 +554,16 @@ def drop_partitions(ctx: StatementContext, table: TableDef, action: exp.DropPart
                 fs.delete_dir(path)
 
 
-def show_partitions(ctx: StatementContext, table: TableDef, spec: exp.Partition | None) -> DataFrame:
+def show_partitions(ctx: StatementContext, table: TableDef, spec: exp.Partition | None) -> LocalFrame:
     """SHOW PARTITIONS t [PARTITION (p='v')]: Hive's escaped names, sorted."""
     if not table.is_partitioned:
         raise PlanError(f"Table {table.qualified_name} is not a partitioned table")
     partitions = ctx.catalog.list_partitions(table.db, table.name)
     names = prune_partitions(ctx.spark, table, partitions, spec_filter(table, spec) if spec is not None else None)
-    return ctx.spark.createDataFrame([(n,) for n in names], "partition string")
+    return ctx.rows([(n,) for n in names], "partition string")
 
 
-def msck_repair(ctx: StatementContext, table: TableDef, mode: str) -> DataFrame:
+def msck_repair(ctx: StatementContext, table: TableDef, mode: str) -> LocalFrame:
     """MSCK [REPAIR] TABLE t [ADD|DROP|SYNC PARTITIONS]: the catalog's partitions made to agree with the
     ``k=v`` directories under the table, as Hive's ``Msck`` does. ADD (the default) registers directories
     written by others; DROP forgets partitions whose directory is gone (their data is not touched); SYNC
@@ -529,4 +592,4 @@ def msck_repair(ctx: StatementContext, table: TableDef, mode: str) -> DataFrame:
     if mode in ("DROP", "SYNC") and missing:
         for name in ctx.catalog.drop_partitions(table.db, table.name, missing):
             lines.append(f"Repair: Dropped partition from metastore {table.qualified_name}:{name}")
-    return ctx.spark.createDataFrame([(line,) for line in lines], "result string")
+    return ctx.rows([(line,) for line in lines], "result string")

@@ -18,10 +18,10 @@ from hiveacid_sql.plan.pruning import TablePruning
 from hiveacid_sql.txn import TableDef
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
     from sqlglot import exp
 
     from hiveacid_sql.engine.context import StatementContext
+    from hiveacid_sql.exec.frames import LocalFrame
 
 
 def explain_lines(ctx: StatementContext, plan: Plan, *, extended: bool = False) -> list[str]:
@@ -48,7 +48,7 @@ def explain_lines(ctx: StatementContext, plan: Plan, *, extended: bool = False) 
         ids = write_id_list(snapshot, table)
         is_target = target is not None and table.qualified_name == target.qualified_name
         pruning = reads.target_pruning if is_target and reads.target_pruning else reads.pruning.get(table.qualified_name)
-        files = acid_files(ctx.spark, table, snapshot, ctx.catalog.list_partitions, pruning)
+        files = acid_files(ctx.spark_handle.lazy(), table, snapshot, ctx.catalog.list_partitions, pruning)
         lines.append(f"Read {table.qualified_name} at write ids {ids.to_string()}")
         lines.append(f"  location: {table.location}")
         lines += _read_lines(ctx, table, files, pruning)
@@ -65,7 +65,7 @@ def explain_lines(ctx: StatementContext, plan: Plan, *, extended: bool = False) 
         lines += [f"  statement {stmt}: {what} -> {name}" for stmt, what, name in legs]
         part = "<partition>/" if target.is_partitioned else ""
         if plan.writes_one_partition:
-            part = f"{static_part_dir(ctx.spark, plan)}/"
+            part = f"{static_part_dir(ctx.spark_handle.lazy(), plan)}/"
         elif target.is_partitioned:
             lines.append("Target partitions: " + plan.target_partitions(_target_partitions_read(ctx, target, reads)))
         lines.append(f"Write {target.qualified_name} as write id {next_id} (if no other writer takes it first):")
@@ -82,7 +82,7 @@ def _plain_partition_lines(ctx: StatementContext, table: TableDef, pruning: Tabl
     """The partitions a plain partitioned table's read keeps after pruning."""
     partitions = ctx.catalog.list_partitions(table.db, table.name)
     predicate = pruning.partition_filter if pruning else None
-    kept = prune_partitions(ctx.spark, table, partitions, predicate)
+    kept = prune_partitions(ctx.spark_handle.lazy(), table, partitions, predicate)
     how = f" (pruned by {predicate.sql(dialect='hiveacid')})" if predicate is not None else ""
     return [f"  partitions read: {len(kept)} of {len(partitions)}{how}", *[f"    {name}" for name in kept]]
 
@@ -92,7 +92,7 @@ def _target_partitions_read(ctx: StatementContext, target: TableDef, reads: Boun
     partitions = ctx.catalog.list_partitions(target.db, target.name)
     read = reads.target_pruning
     if read is not None and read.partition_filter is not None:
-        return prune_partitions(ctx.spark, target, partitions, read.partition_filter)
+        return prune_partitions(ctx.spark_handle.lazy(), target, partitions, read.partition_filter)
     return [p.name for p in partitions]
 
 
@@ -128,7 +128,7 @@ def _version_lines(ctx: StatementContext, plan, snapshot) -> list[str]:
         created = ctx.catalog.partition_write_ids(table.db, table.name) if table.is_partitioned else {}
         partitions = ctx.catalog.list_partitions(table.db, table.name) if table.is_partitioned else []
         ids, files = version_files(
-            ctx.spark, table, write_id_list(snapshot, table), version, partitions, created, pruning,
+            ctx.spark_handle.lazy(), table, write_id_list(snapshot, table), version, partitions, created, pruning,
             ctx.store.table_history(table.db, table.name),
         )
         lines.append(f"Read {table.qualified_name} {version} at write ids {ids.to_string()}")
@@ -159,7 +159,7 @@ def _read_lines(ctx: StatementContext, table: TableDef, files: ScanFiles, prunin
     return lines
 
 
-def explain(ctx: StatementContext, tree: exp.Expr, kind: str | None = None) -> DataFrame:
+def explain(ctx: StatementContext, tree: exp.Expr, kind: str | None = None) -> LocalFrame:
     """EXPLAIN [EXTENDED] as a one-column DataFrame (``Explain``), one line per row."""
     extended = kind is not None and kind.upper() == "EXTENDED"
     try:
@@ -167,4 +167,4 @@ def explain(ctx: StatementContext, tree: exp.Expr, kind: str | None = None) -> D
     except UnsupportedStatementError as exc:
         raise UnsupportedStatementError(f"EXPLAIN of {tree.key.upper()} is not supported") from exc
     lines = explain_lines(ctx, plan, extended=extended)
-    return ctx.spark.createDataFrame([(line,) for line in lines], "Explain string")
+    return ctx.rows([(line,) for line in lines], "Explain string")

@@ -1,8 +1,7 @@
 """The user's handle: ``acid = hiveacid_sql.connect(...)``, then ``acid.sql("...")``: parse -> plan -> execute
--> commit. Queries return a Spark DataFrame, DML a :class:`DmlResult`, other statements a (possibly empty)
-DataFrame, as ``spark.sql`` does. The Session keeps the public API, the transaction state and the dispatch to
-:mod:`hiveacid_sql.engine.statements`; handlers get a :class:`StatementContext`, never the Session.
-"""
+-> commit. Queries return a Spark DataFrame, SHOW / DESCRIBE / SET a ``LocalFrame``, DML a :class:`DmlResult`, other
+statements a ``StatementResult``. The Session keeps the public API, the transaction state and the dispatch to
+:mod:`hiveacid_sql.engine.statements`; handlers get a :class:`StatementContext`, never the Session."""
 
 from __future__ import annotations
 
@@ -18,6 +17,7 @@ from hiveacid_sql.engine.table import TableApi
 from hiveacid_sql.engine.transaction import Transaction
 from hiveacid_sql.errors import HiveAcidError, TxnAbortedError, TxnStateError, UnsupportedStatementError
 from hiveacid_sql.exec.expressions import quiet_spark_errors
+from hiveacid_sql.exec.session import SparkHandle
 from hiveacid_sql.exec.sources import formatted_sources
 from hiveacid_sql.plan.planner import Planner
 from hiveacid_sql.settings import Settings
@@ -39,22 +39,23 @@ _NOT_IN_TRANSACTION = (
 class Session(TableApi):
     """One connection: a SparkSession, a warehouse, a transaction store and session settings."""
 
-    def __init__(self, spark: SparkSession, warehouse: str, store: TxnStore, *, owns_spark: bool = False) -> None:
+    def __init__(self, spark: SparkHandle | SparkSession, warehouse: str, store: TxnStore, *, owns_spark: bool = False) -> None:
         self.ctx = StatementContext(spark, warehouse, store, run_tree=self.run_statement_tree)
         self._owns_spark = owns_spark
         self._closed = False
 
     # -- what a connection holds ------------------------------------------------------------------
-    spark: SparkSession = property(lambda self: self.ctx.spark)  # type: ignore[assignment]
+    spark: SparkSession = property(lambda self: self.ctx.spark)  # type: ignore[assignment]  # starts it if needed
     warehouse: str = property(lambda self: self.ctx.warehouse)  # type: ignore[assignment]
     store: TxnStore = property(lambda self: self.ctx.store)  # type: ignore[assignment]
     catalog: Catalog = property(lambda self: self.ctx.catalog)  # type: ignore[assignment]
     settings: Settings = property(lambda self: self.ctx.settings)  # type: ignore[assignment]
     planner: Planner = property(lambda self: self.ctx.planner)  # type: ignore[assignment]
+    current_db: str = property(lambda self: self.ctx.current_db)  # type: ignore[assignment]
 
-    @property
-    def current_db(self) -> str:
-        return self.ctx.current_db
+    def running_spark(self) -> SparkSession | None:
+        """The SparkSession if it runs, else None (:attr:`spark` starts it: a local one starts when needed)."""
+        return self.ctx.spark_handle.started
 
     @property
     def txn_timeout_s(self) -> float:
@@ -67,7 +68,7 @@ class Session(TableApi):
         change (:mod:`~hiveacid_sql.exec.dryrun`). ``kwargs`` fill ``{name}`` fields as ``spark.sql`` does."""
         self._check_open()
         result: statements.Result | None = None
-        sources = formatted_sources(self.spark, text, kwargs)
+        sources = formatted_sources(self.ctx.spark_handle.get, text, kwargs)
         with sources as (formatted, frames), quiet_spark_errors(), self.ctx.reading(frames):
             for statement in parse(formatted):
                 result = self.run_statement(statement, dry_run=dry_run)
@@ -90,8 +91,8 @@ class Session(TableApi):
         with contextlib.suppress(Exception):
             self.ctx.read_leases.release(self.ctx.lease_ids)
         self.store.close()
-        if self._owns_spark:
-            self.spark.stop()
+        if self._owns_spark and self.ctx.spark_handle.launched and (started := self.ctx.spark_handle.started):
+            started.stop()  # never a SparkContext that ran before this connection took it
 
     # -- multi-statement transactions -------------------------------------------------------------
     def begin(self) -> None:

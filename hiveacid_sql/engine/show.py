@@ -11,13 +11,13 @@ from hiveacid_sql.txn import ConstraintDef, TableDef
 from hiveacid_sql.txn.tabledef import STORAGE_CLASSES
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
 
     from hiveacid_sql.engine.context import StatementContext
+    from hiveacid_sql.exec.frames import LocalFrame
 
 
-def rows_frame(ctx: StatementContext, rows: list[tuple], schema: str) -> DataFrame:
-    return ctx.spark.createDataFrame(rows, schema)
+def rows_frame(ctx: StatementContext, rows: list[tuple], schema: str) -> LocalFrame:
+    return ctx.rows(rows, schema)
 
 
 def hive_like(pattern: str | None, names: list[str]) -> list[str]:
@@ -28,17 +28,17 @@ def hive_like(pattern: str | None, names: list[str]) -> list[str]:
     return sorted(n for n in names if any(fnmatch.fnmatchcase(n.lower(), a) for a in alternatives))
 
 
-def show_databases(ctx: StatementContext, pattern: str | None) -> DataFrame:
+def show_databases(ctx: StatementContext, pattern: str | None) -> LocalFrame:
     names = hive_like(pattern, ctx.catalog.list_databases())
     return rows_frame(ctx, [(n,) for n in names], "database_name string")
 
 
-def show_tables(ctx: StatementContext, db: str, pattern: str | None) -> DataFrame:
+def show_tables(ctx: StatementContext, db: str, pattern: str | None) -> LocalFrame:
     names = hive_like(pattern, ctx.catalog.list_tables(db))
     return rows_frame(ctx, [(n,) for n in names], "tab_name string")
 
 
-def show_tblproperties(ctx: StatementContext, table: TableDef, key: str | None) -> DataFrame:
+def show_tblproperties(ctx: StatementContext, table: TableDef, key: str | None) -> LocalFrame:
     params = dict(table.params)
     if key is not None:
         value = params.get(key, f"Table {table.qualified_name} does not have property: {key}")
@@ -46,7 +46,7 @@ def show_tblproperties(ctx: StatementContext, table: TableDef, key: str | None) 
     return rows_frame(ctx, sorted(params.items()), "prpt_name string, prpt_value string")
 
 
-def describe(ctx: StatementContext, table: TableDef, style: str | None) -> DataFrame:
+def describe(ctx: StatementContext, table: TableDef, style: str | None) -> LocalFrame:
     """DESCRIBE [EXTENDED|FORMATTED]: columns, then (extended) the table's details as Hive lists them."""
     rows: list[tuple[str, str, str]] = [(c.name, c.type, c.comment or "") for c in table.all_columns]
     if table.partition_keys:
@@ -75,6 +75,7 @@ def describe(ctx: StatementContext, table: TableDef, style: str | None) -> DataF
             ("SerDe Library:", _serde(table), ""),
             ("Num Buckets:", str(table.num_buckets), ""),
             ("Bucket Columns:", "[" + ", ".join(table.bucket_cols) + "]", ""),
+            ("Sort Columns:", "[" + ", ".join(f"Order(col:{c}, order:{o})" for c, o in table.sort_cols) + "]", ""),
         ]
         if table.serde_params and not table.is_view:
             rows.append(("Storage Desc Params:", "", ""))
@@ -94,7 +95,7 @@ def describe(ctx: StatementContext, table: TableDef, style: str | None) -> DataF
 
 _SECTIONS = (
     ("primary_key", "# Primary Key"), ("foreign_key", "# Foreign Keys"), ("unique", "# Unique Constraints"),
-    ("not_null", "# Not Null Constraints"), ("default", "# Default Constraints"),
+    ("not_null", "# Not Null Constraints"), ("default", "# Default Constraints"), ("check", "# Check Constraints"),
 )
 
 
@@ -120,6 +121,8 @@ def _constraint_lines(c: ConstraintDef) -> list[tuple[str, str, str]]:
         return [*rows, ("Column Name:", c.columns[0], ""), ("", "", "")]
     if c.kind == "default":
         return [*rows, (f"Column Name:{c.columns[0]}", f"Default Value:{c.default_value}", ""), ("", "", "")]
+    if c.kind == "check":  # Hive 3.1's getCheckConstraintsInformation
+        return [*rows, (f"Column Name:{c.columns[0]}", f"Check Value:{c.default_value}", ""), ("", "", "")]
     for i, col in enumerate(c.columns):
         if c.kind == "foreign_key":
             parent = f"Parent Column Name:{c.ref_db}.{c.ref_table}.{c.ref_columns[i]}"
@@ -173,12 +176,18 @@ def create_table_text(table: TableDef) -> str:
     if table.is_bucketed:
         lines.append("CLUSTERED BY (")
         lines.append(",\n".join(f"  {c}" for c in table.bucket_cols) + ")")
+        if table.sort_cols:
+            lines.append("SORTED BY (")
+            lines.append(",\n".join(f"  {c} {'ASC' if o else 'DESC'}" for c, o in table.sort_cols) + ")")
         lines.append(f"INTO {table.num_buckets} BUCKETS")
     serde = {k: v for k, v in table.serde_params.items() if (k, v) != ("serialization.format", "1")}
+    csv = table.storage_format in ("csv", "json")  # OpenCSVSerde, JsonSerDe: the serde named, over text files
+    if serde or csv:
+        lines.append(f"ROW FORMAT SERDE\n  {_quote(_serde(table))}")
     if serde:
         serde_props = ", ".join(f"{_quote(k)}={_quote(v)}" for k, v in sorted(serde.items()))
-        lines.append(f"ROW FORMAT SERDE\n  {_quote(_serde(table))}\nWITH SERDEPROPERTIES (\n  {serde_props})")
-    lines.append(f"STORED AS {table.storage_format.upper()}")
+        lines.append(f"WITH SERDEPROPERTIES (\n  {serde_props})")
+    lines.append(f"STORED AS {'TEXTFILE' if csv else table.storage_format.upper()}")
     lines.append("LOCATION")
     lines.append(f"  {_quote(table.location)}")
     props = [f"  {_quote(k)}={_quote(v)}" for k, v in sorted(table.params.items())]
@@ -188,5 +197,5 @@ def create_table_text(table: TableDef) -> str:
     return "\n".join(lines)
 
 
-def show_create_table(ctx: StatementContext, table: TableDef) -> DataFrame:
+def show_create_table(ctx: StatementContext, table: TableDef) -> LocalFrame:
     return rows_frame(ctx, [(create_table_text(table),)], "createtab_stmt string")

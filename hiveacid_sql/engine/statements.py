@@ -31,7 +31,9 @@ from hiveacid_sql.sql.tree import is_query, statement_kind, where_is
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-Result: TypeAlias = "DataFrame | DmlResult | StatementResult"
+    from hiveacid_sql.exec.frames import LocalFrame
+
+Result: TypeAlias = "DataFrame | LocalFrame | DmlResult | StatementResult"
 Handler = Callable[[StatementContext, Statement], "Result | None"]
 
 #: Statements a dry run (``dry_run=True``, ``EXPLAIN ANALYZE``) answers with the rows they would change.
@@ -47,7 +49,7 @@ def reported(ctx: StatementContext, st: Statement, run: Callable[[], Result | No
         return result
     kind, target = statement_kind(st)
     elapsed = int((time.monotonic() - started) * 1000)
-    return StatementResult(kind, target, execution_time_ms=elapsed, _spark=ctx.spark)
+    return StatementResult(kind, target, execution_time_ms=elapsed, _spark=ctx.spark_handle.get)
 
 
 def dml_statement(ctx: StatementContext, st: Statement) -> DmlResult:
@@ -86,7 +88,7 @@ def dry_run(ctx: StatementContext, st: Statement) -> DataFrame:
         return dry_run_frame(binder, plan, ctx.settings)
 
 
-def explain_statement(ctx: StatementContext, st: Statement) -> DataFrame:
+def explain_statement(ctx: StatementContext, st: Statement) -> DataFrame | LocalFrame:
     kind = st.tree.args.get("kind")
     inner = st.tree.this
     if kind == "ANALYZE" and isinstance(inner, DRY_RUN_TYPES):
@@ -132,14 +134,14 @@ def use(ctx: StatementContext, st: Statement) -> None:
     ctx.current_db = name
 
 
-def set_statement(ctx: StatementContext, st: Statement) -> DataFrame | None:
+def set_statement(ctx: StatementContext, st: Statement) -> LocalFrame | None:
     """``SET`` lists, ``SET k`` shows, ``SET k=v`` sets (checked by the settings registry: a bad value is
     refused and the old one stays); ``spark.*`` keys go to the SparkSession too, ``hive.compactor.*`` keys
     start, restart or stop the compactor thread."""
     items = st.tree.expressions
     if not items:
         rows = sorted(f"{k}={v}" for k, v in ctx.settings.items())
-        return ctx.spark.createDataFrame([(r,) for r in rows], "set string")
+        return ctx.rows([(r,) for r in rows], "set string")
     for item in items:
         node = item.this
         if isinstance(node, exp.EQ):
@@ -153,16 +155,16 @@ def set_statement(ctx: StatementContext, st: Statement) -> DataFrame | None:
             key = node.name.strip()
             value = ctx.settings.get(key)
             text = f"{key}={value}" if value is not None else f"{key} is undefined"
-            return ctx.spark.createDataFrame([(text,)], "set string")
+            return ctx.rows([(text,)], "set string")
     return None
 
 
-def describe(ctx: StatementContext, st: Statement) -> DataFrame:
+def describe(ctx: StatementContext, st: Statement) -> DataFrame | LocalFrame:
     node = st.tree.this
     kind = (st.tree.args.get("kind") or "").upper()
     if kind in ("DATABASE", "SCHEMA"):
         info = ctx.catalog.get_database(node.name.lower())
-        return ctx.spark.createDataFrame(
+        return ctx.rows(
             [(info["name"], info.get("comment") or "", info["location"], info.get("owner") or "")],
             "db_name string, comment string, location string, owner_name string",
         )
@@ -173,7 +175,7 @@ def describe(ctx: StatementContext, st: Statement) -> DataFrame:
     return show.describe(ctx, table, str(style).upper() if style else None)
 
 
-def show_statement(ctx: StatementContext, st: Statement) -> DataFrame:
+def show_statement(ctx: StatementContext, st: Statement) -> DataFrame | LocalFrame:
     tree = st.tree
     what = str(tree.this).upper()
     like = tree.args.get("like")
@@ -193,25 +195,25 @@ def show_statement(ctx: StatementContext, st: Statement) -> DataFrame:
         return show.show_create_table(ctx, ctx.planner.resolve(tree.args["target"]))
     if what == "COLUMNS":
         table = ctx.planner.resolve(tree.args["target"])
-        return ctx.spark.createDataFrame([(c.name,) for c in table.all_columns], "field string")
+        return ctx.rows([(c.name,) for c in table.all_columns], "field string")
     if what == "PARTITIONS":
         return ddl.show_partitions(ctx, ctx.planner.resolve(tree.args["target"]), tree.args.get("where"))
     raise UnsupportedStatementError(f"SHOW {what} is not supported yet", st.line, st.col)
 
 
-def show_tblproperties(ctx: StatementContext, st: Statement) -> DataFrame:
+def show_tblproperties(ctx: StatementContext, st: Statement) -> LocalFrame:
     table = ctx.planner.resolve(st.tree.this)
     key = st.tree.args.get("expression")
     return show.show_tblproperties(ctx, table, key.name if key is not None else None)
 
 
-def show_views(ctx: StatementContext, tree: nodes.ShowViews) -> DataFrame:
+def show_views(ctx: StatementContext, tree: nodes.ShowViews) -> LocalFrame:
     db = tree.args.get("db")
     like = tree.args.get("like")
     return views.show_views(ctx, db.name.lower() if db is not None else ctx.current_db, like.name if like is not None else None)
 
 
-def msck(ctx: StatementContext, tree: nodes.Msck) -> DataFrame:
+def msck(ctx: StatementContext, tree: nodes.Msck) -> LocalFrame:
     """MSCK [REPAIR] TABLE t [ADD|DROP|SYNC PARTITIONS] (a bare MSCK only reports)."""
     table = ctx.planner.resolve(tree.this)
     mode = str(tree.args.get("mode") or "ADD") if tree.args.get("repair") else "CHECK"

@@ -21,9 +21,9 @@ from hiveacid_sql.txn.compactions import ReadLeases
 from hiveacid_sql.txn.locks import EXCLUSIVE, LockComponent
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
 
     from hiveacid_sql.engine.context import StatementContext
+    from hiveacid_sql.exec.frames import LocalFrame
 
 _TXN_COLUMNS = (
     "`Transaction ID` bigint, `Transaction State` string, `Started Time` bigint, `Last Heartbeat Time` bigint, "
@@ -37,16 +37,16 @@ _LOCK_COLUMNS = (
 )
 
 
-def show_transactions(ctx: StatementContext) -> DataFrame:
+def show_transactions(ctx: StatementContext) -> LocalFrame:
     """Open and aborted transactions (committed ones have no TXNS row in Hive 3.1)."""
     rows = [
         (t["txn_id"], t["state"].upper(), t["started"], t["last_heartbeat"], t["user"], t["host"])
         for t in ctx.store.list_txns()
     ]
-    return ctx.spark.createDataFrame(rows, _TXN_COLUMNS)
+    return ctx.rows(rows, _TXN_COLUMNS)
 
 
-def show_locks(ctx: StatementContext, tree: nodes.ShowLocks) -> DataFrame:
+def show_locks(ctx: StatementContext, tree: nodes.ShowLocks) -> LocalFrame:
     """Every lock, or those on one table (and the table's locks covering one partition). EXTENDED shows
     the same columns, as Hive 3.1's DbTxnManager does."""
     db = table = partition = None
@@ -68,7 +68,7 @@ def show_locks(ctx: StatementContext, tree: nodes.ShowLocks) -> DataFrame:
         )
         for lk in locks
     ]
-    return ctx.spark.createDataFrame(rows, _LOCK_COLUMNS)
+    return ctx.rows(rows, _LOCK_COLUMNS)
 
 
 _LEASE_COLUMNS = (
@@ -77,7 +77,7 @@ _LEASE_COLUMNS = (
 )
 
 
-def show_read_leases(ctx: StatementContext, tree: nodes.ShowReadLeases) -> DataFrame:
+def show_read_leases(ctx: StatementContext, tree: nodes.ShowReadLeases) -> LocalFrame:
     """The live read leases (of one table), by id: who holds each (host, ``hiveacid-sql pid N``, and whether
     that process still runs: RUNNING / GONE / UNKNOWN for another host's), until when, and which compactions
     'ready for cleaning' wait for it (``compaction 3, 5``), so a user sees why the cleaner waits."""
@@ -93,10 +93,10 @@ def show_read_leases(ctx: StatementContext, tree: nodes.ShowReadLeases) -> DataF
         )
         for r in ReadLeases(ctx.store.engine).show(db, table)
     ]
-    return ctx.spark.createDataFrame(rows, _LEASE_COLUMNS)
+    return ctx.rows(rows, _LEASE_COLUMNS)
 
 
-def abort_transactions(ctx: StatementContext, tree: nodes.AbortTransactions) -> DataFrame:
+def abort_transactions(ctx: StatementContext, tree: nodes.AbortTransactions) -> LocalFrame:
     """ABORT TRANSACTIONS 1 2 3: abort the open ones; one row per id says what happened (Hive only logs
     the ids it could not abort)."""
     ids = []
@@ -107,7 +107,7 @@ def abort_transactions(ctx: StatementContext, tree: nodes.AbortTransactions) -> 
             raise PlanError(f"Not a transaction id: {literal.sql()}") from exc
     outcome = ctx.store.abort_txns(ids)
     rows = [(txn_id, result) for txn_id, result in outcome.items()]
-    return ctx.spark.createDataFrame(rows, "txnid bigint, result string")
+    return ctx.rows(rows, "txnid bigint, result string")
 
 
 def ddl_lock_components(ctx: StatementContext, tree: exp.Expr) -> list[LockComponent]:

@@ -24,9 +24,9 @@ from hiveacid_sql.txn import Column, TableDef
 from hiveacid_sql.txn.tabledef import VIRTUAL_VIEW
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
 
     from hiveacid_sql.engine.context import StatementContext
+    from hiveacid_sql.exec.frames import LocalFrame
 
 # Where the query of ``CREATE VIEW .. AS <query>`` / ``ALTER VIEW .. AS <query>`` starts in the text.
 _QUERY_START = re.compile(r"\bAS\s*(?=\(*\s*(?:SELECT|WITH|FROM|VALUES|TABLE)\b)", re.IGNORECASE)
@@ -169,11 +169,11 @@ def check_kind(table: TableDef, kind: str, verb: str) -> None:
         raise CatalogError("To alter a base table you need to use the ALTER TABLE command. (Hive error 10132)")
 
 
-def show_views(ctx: StatementContext, db: str, pattern: str | None) -> DataFrame:
+def show_views(ctx: StatementContext, db: str, pattern: str | None) -> LocalFrame:
     """SHOW VIEWS [IN db] [LIKE 'p']: the views' names (Hive 3's ``tab_name``)."""
     from hiveacid_sql.engine.show import hive_like
 
     if not ctx.catalog.database_exists(db):
         raise PlanError(f"Database does not exist: {db}")
     names = hive_like(pattern, ctx.catalog.list_tables(db, table_type=VIRTUAL_VIEW))
-    return ctx.spark.createDataFrame([(n,) for n in names], "tab_name string")
+    return ctx.rows([(n,) for n in names], "tab_name string")

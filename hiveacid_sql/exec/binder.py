@@ -200,9 +200,9 @@ class Binder:
             kept = set(prune_partitions(self.spark, table, partitions, (pruning or TablePruning()).partition_filter))
             read = [p for p in partitions if p.name in kept]
             self.plain_partitions[table.qualified_name] = [p.name for p in read]
-            df = read_plain(self.spark, table, partitions=read)
+            df = read_plain(self.spark, table, partitions=read, buckets=pruned_buckets(table, (pruning or TablePruning()).bucket_values))
         else:
-            df = read_plain(self.spark, table)
+            df = read_plain(self.spark, table, buckets=pruned_buckets(table, (pruning or TablePruning()).bucket_values))
         name = f"__hacid_{self._token}_{next(_counter)}_{table.name}"
         self._frames[name] = df
         self._views[key] = name

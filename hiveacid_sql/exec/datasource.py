@@ -17,7 +17,9 @@ registered the source, else ``./warehouse``).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.datasource import (
@@ -28,7 +30,7 @@ from pyspark.sql.datasource import (
     WriterCommitMessage,
 )
 
-from hiveacid_sql.errors import PlanError
+from hiveacid_sql.errors import HiveAcidError, PlanError
 from hiveacid_sql.exec.spark_types import spark_schema
 from hiveacid_sql.reader import ReadPlan, plan_read, store_url_for
 
@@ -90,11 +92,13 @@ class HiveAcidDataSource(DataSource):
 
     def schema(self) -> StructType:
         """The table's columns, then its partition columns, as ``acid.sql("SELECT * ...")`` types them."""
-        plan = self._plan()
-        return spark_schema([*plan.columns, *plan.partition_columns])
+        with one_line_errors():
+            plan = self._plan()
+            return spark_schema([*plan.columns, *plan.partition_columns])
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        return _Reader(self._plan(), schema)
+        with one_line_errors():
+            return _Reader(self._plan(), schema)
 
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceArrowWriter:
         """``df.write.format("hiveacid").mode("append" | "overwrite").save("db.t")``: one transaction (opened
@@ -103,11 +107,69 @@ class HiveAcidDataSource(DataSource):
 
         options = {str(k).lower(): v for k, v in self.options.items()}
         table = options.get("path") or options.get("table")
-        if not table:
-            raise PlanError('df.write.format("hiveacid") needs a table name: .save("db.t")')
-        return _Writer(
-            open_write(self._store_url(options), table, [f.name for f in schema.fields], overwrite=overwrite)
-        )
+        with one_line_errors():
+            if not table:
+                raise PlanError('df.write.format("hiveacid") needs a table name: .save("db.t")')
+            return _Writer(
+                open_write(self._store_url(options), table, [f.name for f in schema.fields], overwrite=overwrite)
+            )
+
+
+#: the modules of PySpark's Python worker processes (the planner's and the tasks'), which report an exception
+#: through their module's ``handle_worker_exception`` and then exit (``worker_run`` / ``worker.main``)
+_WORKER_MODULES = ("pyspark.sql.worker.utils", "pyspark.worker")
+
+
+@contextmanager
+def one_line_errors() -> Iterator[None]:
+    """A :class:`HiveAcidError` raised in the block reaches the user as its one line.
+
+    Why: Spark runs this source in Python worker processes and hands an error back as the worker's formatted
+    traceback, so ``load("nosuch")`` raised ``[PYTHON_DATA_SOURCE_ERROR] ... Traceback (most recent call
+    last): ...`` (a dozen lines of our frames) where ``acid.sql`` says ``Table not found: default.nosuch``.
+    In a worker, the worker's report of this one exception becomes its message alone; Spark still frames it
+    (``[PYTHON_DATA_SOURCE_ERROR] Failed to create Python data source instance: Table not found: default.nosuch
+    SQLSTATE: 38000``). The worker exits after reporting, so nothing else is reported this way; outside a
+    worker (a test calling the source directly) the error passes unchanged. Other exceptions keep their
+    traceback: they are bugs, and the traceback is what finds them.
+    """
+    try:
+        yield
+    except HiveAcidError as exc:
+        _report_alone(exc)
+        raise
+
+
+def _report_alone(error: HiveAcidError) -> None:
+    modules = [sys.modules[name] for name in _WORKER_MODULES if name in sys.modules]
+    if not modules:
+        return
+    from pyspark.serializers import SpecialLengths, write_int, write_with_length
+
+    text = " ".join(str(error).split())
+
+    def report(exc: BaseException, outfile: Any, hide_traceback: bool | None = None) -> None:
+        if not _caused_by(exc, error):  # another exception after all: PySpark's own report
+            original(exc, outfile, hide_traceback)
+            return
+        write_int(SpecialLengths.PYTHON_EXCEPTION_THROWN, outfile)
+        write_with_length(text.encode("utf-8"), outfile)
+
+    from pyspark.util import handle_worker_exception as original
+
+    for module in modules:
+        if getattr(module, "handle_worker_exception", None) is original:
+            module.handle_worker_exception = report  # type: ignore[attr-defined]
+
+
+def _caused_by(exc: BaseException | None, error: BaseException) -> bool:
+    """Whether ``exc`` is ``error`` or PySpark's wrapping of it."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if exc is error:
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 class _Piece(InputPartition):
@@ -129,7 +191,8 @@ class _Reader(DataSourceReader):
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         piece: ReadPlan = partition.piece  # type: ignore[attr-defined]
-        table = piece.read(self.names)
+        with one_line_errors():
+            table = piece.read(self.names)
         yield from table.to_batches(max_chunksize=64 * 1024)
 
 
@@ -145,10 +208,12 @@ class _Writer(DataSourceArrowWriter):
         self.job = job  # a datasource_write.WriteJob: picklable, the transaction's ids and the table's layout
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> WriterCommitMessage:
-        return _Written(self.job.write_task(iterator))
+        with one_line_errors():
+            return _Written(self.job.write_task(iterator))
 
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
-        self.job.commit([f for m in messages if isinstance(m, _Written) for f in m.files])
+        with one_line_errors():
+            self.job.commit([f for m in messages if isinstance(m, _Written) for f in m.files])
 
     def abort(self, messages: list[WriterCommitMessage | None]) -> None:
         self.job.abort([f for m in messages if isinstance(m, _Written) for f in m.files])

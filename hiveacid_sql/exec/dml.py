@@ -29,7 +29,7 @@ from hiveacid_sql.exec.insert_only import write_empty_dirs, write_insert_only
 from hiveacid_sql.exec.merge import MergeCounts, write_merge, write_merge_inserts
 from hiveacid_sql.exec.plain import BUCKET_COLUMN, PART_DIR_COLUMN, write_plain, write_plain_partitions
 from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir, static_part_dir
-from hiveacid_sql.exec.shaping import shape_rows
+from hiveacid_sql.exec.shaping import enforce_checks, shape_rows
 from hiveacid_sql.exec.spark_types import data_types
 from hiveacid_sql.exec.tasks import TableSink
 from hiveacid_sql.exec.write import (
@@ -139,6 +139,7 @@ def _write_update(
     binder: Binder, plan: UpdatePlan, changed: DataFrame, sink: TableSink, statement_ids: list[int], settings: Settings
 ) -> _Leg:
     target = plan.target
+    changed = enforce_checks(changed, target)
     part_dir = new_part_dir(target) if plan.moves_partitions else F.col("__part_dir")
     bucket = new_bucket_id(target) if plan.moves_buckets else None
     events = update_events(

@@ -18,6 +18,7 @@ from pyspark.sql import functions as F
 from hiveacid_sql.errors import ExecutionError
 from hiveacid_sql.exec.events import bucket_id_of, merge_events
 from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir
+from hiveacid_sql.exec.shaping import enforce_checks
 from hiveacid_sql.exec.spark_types import data_types
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID, UNASSIGNED_BUCKET
 from hiveacid_sql.exec.write import write_changes
@@ -67,6 +68,7 @@ def write_merge(
     classified = classified.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         classified, counts = _checked_counts(plan, classified, settings.value(CARDINALITY_CHECK))
+        classified = enforce_checks(classified, target, applies=_in(clause, _indices(clauses, "update", "insert")))
         updates = _indices(clauses, "update")
         keep_partition = [i for i in updates if i not in plan.moves_partitions]
         keep_bucket = [i for i in updates if i not in plan.moves_buckets]
@@ -166,6 +168,7 @@ def write_merge_inserts(
         files: list[FileWritten] = []
         for c in sorted(plan.clauses, key=lambda c: c.statement_offset):
             rows = classified.where(F.col(CLAUSE) == F.lit(c.index)).select(*[F.col(col.name) for col in target.all_columns])
+            rows = enforce_checks(rows, target)
             files += write_insert_only(rows, target, sink, statement_ids[c.statement_offset], None)
     finally:
         classified.unpersist()

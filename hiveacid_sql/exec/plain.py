@@ -23,7 +23,8 @@ from pyspark.sql import types as T
 
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.listing import filesystem_for
-from hiveacid_sql.acid.names import original_file_name
+from hiveacid_sql.acid.names import original_file_name, parse_original_file
+from hiveacid_sql.acid.opencsv import CsvFormat
 from hiveacid_sql.acid.orc_footer import read_footer
 from hiveacid_sql.acid.partitions import unescape_path_name
 from hiveacid_sql.errors import AcidFormatError
@@ -34,6 +35,8 @@ from hiveacid_sql.exec.columns import (
     to_instant,
     to_table_type,
 )
+from hiveacid_sql.exec.jsonserde import read_json_table, write_json_table
+from hiveacid_sql.exec.opencsv import read_csv_table, write_csv_table
 from hiveacid_sql.exec.scan import union_all
 from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
 from hiveacid_sql.exec.textfile import read_text_table, text_format, write_text_table
@@ -174,23 +177,28 @@ def _has_temporal(t: HiveType) -> bool:
 
 
 def read_plain(
-    spark: SparkSession, table: TableDef, paths: list[str] | None = None, *, partitions: Sequence[PartitionDef] | None = None
+    spark: SparkSession, table: TableDef, paths: list[str] | None = None, *, partitions: Sequence[PartitionDef] | None = None,
+    buckets: frozenset[int] | None = None,
 ) -> DataFrame:
     """The rows of a plain table (an empty frame if its directory holds no data yet); ``paths``: read these
     data files of the table's format instead (an insert-only table's snapshot files: the data columns only).
 
     A partitioned table is read partition by partition: ``partitions`` (those left after pruning; their
     catalog locations, which ``ADD PARTITION .. LOCATION`` may put anywhere), each partition's files holding
-    only the data columns and its values coming from the catalog, as Hive reads them.
+    only the data columns and its values coming from the catalog, as Hive reads them. ``buckets`` (bucket
+    pruning of a bucketed table): only the files Hive named for those buckets (``00000B_0[_copy_K]``) and
+    files of any other name are read.
     """
     columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
+    if paths is None and buckets is not None and not table.is_partitioned:
+        paths = _bucket_files(table.location, buckets)
     if paths is not None or not table.is_partitioned:
         return _read_location(spark, table, table.location, columns, paths)
     keys = [(c.name, parse_hive_type(c.type)) for c in table.partition_keys]
     frames = []
     for part in partitions or ():
         location = part.location or f"{table.location.rstrip('/')}/{part.name}"
-        df = _read_location(spark, table, location, columns)
+        df = _read_location(spark, table, location, columns, None if buckets is None else _bucket_files(location, buckets))
         values = [
             F.lit(value).cast(to_spark_type(htype)).alias(name)
             for value, (name, htype) in zip(part.values, keys, strict=True)
@@ -199,6 +207,17 @@ def read_plain(
     if not frames:
         return spark.createDataFrame([], spark_schema(columns + keys))
     return union_all(frames)
+
+
+def _bucket_files(location: str, buckets: frozenset[int]) -> list[str]:
+    """The data files in ``location`` that may hold rows of ``buckets``: Hive's bucket files of those bucket
+    ids, and any file not named as one (written by another engine: it may hold any bucket)."""
+    out = []
+    for path, _spark_path in _orc_files(location):
+        parsed = parse_original_file(posixpath.basename(path))
+        if parsed is None or parsed[0] in buckets:
+            out.append(path)
+    return out
 
 
 def _read_location(
@@ -210,6 +229,10 @@ def _read_location(
     if paths is not None and not paths:
         return spark.createDataFrame([], schema)
     fmt = _format(table)
+    if fmt == "json":
+        return read_json_table(spark, location if paths is None else paths, columns)
+    if fmt == "csv":
+        return read_csv_table(spark, location if paths is None else paths, columns, CsvFormat.of(table.serde_params))
     if fmt == "textfile":
         return read_text_table(
             spark, location if paths is None else paths, columns, text_format(table.serde_params)  # type: ignore[arg-type]
@@ -236,6 +259,16 @@ def _write_files(df: DataFrame, table: TableDef, location: str, *, mode: str, pa
     """``df``'s rows (the table's data columns, and ``partition_by`` if given) as files of the table's format
     in ``location`` (Spark's ``partitionBy`` sub-directories when ``partition_by`` is set)."""
     fmt = _format(table)
+    if fmt == "json":
+        columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
+        write_json_table(df, location, columns, overwrite=mode == "overwrite", partition_by=partition_by)
+        return
+    if fmt == "csv":
+        columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
+        write_csv_table(
+            df, location, columns, overwrite=mode == "overwrite", fmt=CsvFormat.of(table.serde_params), partition_by=partition_by
+        )
+        return
     if fmt == "textfile":
         columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
         write_text_table(
@@ -316,6 +349,9 @@ def staged_write(df: DataFrame, table: TableDef, staging: str) -> Iterator[dict[
     keyed = df.select(*[F.col(c.name) for c in table.columns], stage_key(df).alias(_STAGE_KEY))
     if BUCKET_COLUMN in df.columns:
         keyed = keyed.repartition(F.col(_STAGE_KEY))
+        if table.sort_cols:  # SORTED BY: each bucket file sorted, as Hive's reducer writes it
+            order = [F.col(c).asc_nulls_first() if o else F.col(c).desc_nulls_last() for c, o in table.sort_cols]
+            keyed = keyed.sortWithinPartitions(F.col(_STAGE_KEY), *order)
     try:
         _write_files(keyed, table, spark_location(table.location, staging), mode="overwrite", partition_by=_STAGE_KEY)
         produced: dict[str, list[str]] = {}

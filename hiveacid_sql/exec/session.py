@@ -17,7 +17,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
@@ -170,3 +170,66 @@ def master_of(spark: SparkSession) -> str:
     if is_connect(spark):
         return str(spark.conf.get("spark.master", "unknown"))
     return str(spark.sparkContext.master)
+
+
+class SparkHandle:
+    """A connection's SparkSession, started the first time a statement needs it.
+
+    Why: ``connect()`` started Spark before anything else, so ``SET``, ``SHOW TRANSACTIONS`` or ``BEGIN``
+    waited for a JVM they do not use (issue 18). A handle either holds a session (one the caller gave, or
+    one already started) or the way to start one; :meth:`get` starts it once (thread-safe: the compactor
+    thread and the statement may ask together).
+    """
+
+    def __init__(self, session: SparkSession | None = None, start: Callable[[], SparkSession] | None = None) -> None:
+        if session is None and start is None:
+            raise ValueError("a SparkHandle needs a session or a way to start one")
+        self._session = session
+        self._start = start
+        self._lock = threading.Lock()
+        self.launched = False  # whether get() started a SparkContext (not one already running in the process)
+
+    def get(self) -> SparkSession:
+        """The session; started now if it was not."""
+        session = self._session
+        if session is not None:
+            return session
+        with self._lock:
+            if self._session is None:
+                assert self._start is not None
+                self.launched = SparkContext._active_spark_context is None  # noqa: SLF001 - else ours is made on it
+                self._session = self._start()
+            return self._session
+
+    @property
+    def started(self) -> SparkSession | None:
+        """The session if it runs, else None (and nothing is started)."""
+        return self._session
+
+    def running(self) -> SparkSession | None:
+        """The session if it runs, or if a SparkContext already runs in this process (a session someone else
+        made: ours would be made on it, so it is taken now, cheaply); None when no JVM runs."""
+        if self._session is None and SparkContext._active_spark_context is not None:  # noqa: SLF001
+            return self.get()
+        return self._session
+
+    def lazy(self) -> SparkSession:
+        """The session if it runs, else a stand-in that starts it at its first use (an attribute asked for).
+
+        For code that takes a SparkSession but may not use it (EXPLAIN's file listing asks Spark only to
+        prune partitions by a predicate): it runs without a JVM when it does not. The stand-in is only
+        handed out while no session runs, i.e. for the local classic session this handle would start.
+        """
+        if self._session is not None:
+            return self._session
+        return _StartOnUse(self)  # type: ignore[return-value]
+
+
+class _StartOnUse:
+    def __init__(self, handle: SparkHandle) -> None:
+        self._handle = handle
+
+    def __getattr__(self, name: str) -> object:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._handle.get(), name)

@@ -16,7 +16,13 @@ from sqlglot import exp
 
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.errors import PlanError
-from hiveacid_sql.plan.target import default_value, not_null_message
+from hiveacid_sql.plan.target import (
+    check_columns_of,
+    check_message,
+    check_sql,
+    default_value,
+    not_null_message,
+)
 from hiveacid_sql.plan.types import hive_cast
 from hiveacid_sql.txn import TableDef
 
@@ -52,7 +58,24 @@ def shape_rows(
         if column.name in table.not_null_columns:  # Hive's enforce_constraint: the statement fails, nothing is written
             written = F.coalesce(written, F.raise_error(not_null_message(table, column.name)))
         out.append(written.alias(column.name))
-    return source.select(*out)
+    return enforce_checks(source.select(*out), table)
+
+
+def enforce_checks(df: DataFrame, table: TableDef, applies: Column | None = None) -> DataFrame:
+    """``df``'s new rows (the table's columns by name), failing the statement (a ``raise_error`` in the Spark
+    job: nothing is committed) at a row where an enabled CHECK constraint is FALSE; NULL passes, as in SQL
+    and in Hive (``enforce_constraint(.. IS NOT FALSE)``). ``applies``: only rows where it holds are new
+    rows (MERGE). A CHECK naming a column ``df`` lacks (an UPDATE's partition column) is not checked here."""
+    for check in table.check_constraints:
+        text = check.default_value or ""
+        if not set(check_columns_of(text)) <= set(df.columns):
+            continue
+        condition = F.expr(check_sql(text))
+        violated = ~F.coalesce(condition, F.lit(True))
+        if applies is not None:
+            violated = F.coalesce(applies, F.lit(False)) & violated
+        df = df.where(F.when(violated, F.raise_error(check_message(table, check.name, text))).isNull())
+    return df
 
 
 def hive_lengths(value: Column, hive_type: str) -> Column:

@@ -61,6 +61,33 @@ def not_null_message(target: TableDef, name: str) -> str:
     return f"{NOT_NULL_VIOLATED} (column {target.qualified_name}.{name} is NOT NULL)"
 
 
+def check_message(target: TableDef, name: str, text: str) -> str:
+    """Hive's words when a CHECK constraint is FALSE for a written row, naming the constraint."""
+    return f"{NOT_NULL_VIOLATED} (CHECK constraint {name} of {target.qualified_name}: {text})"
+
+
+def _check_expression(text: str) -> exp.Expr:
+    select = parse_one(f"SELECT {text}").tree
+    if not isinstance(select, exp.Select) or len(select.expressions) != 1:
+        raise PlanError(f"Invalid CHECK constraint expression: {text}")
+    return select.expressions[0]
+
+
+def check_sql(text: str) -> str:
+    """A stored CHECK expression (Hive SQL over the table's columns) as Spark SQL."""
+    return _check_expression(text).sql(dialect="spark")
+
+
+def check_columns_of(text: str) -> list[str]:
+    """The columns a CHECK expression names, lower-case, in order of first use."""
+    out: list[str] = []
+    for col in _check_expression(text).find_all(exp.Column):
+        name = col.name.lower()
+        if name not in out:
+            out.append(name)
+    return out
+
+
 def enforced(value: exp.Expr, target: TableDef, name: str) -> exp.Expr:
     """``value``, failing the statement (a ``raise_error`` in the Spark job: nothing is committed) when it is
     NULL and the column has an enabled NOT NULL constraint; ``value`` itself otherwise."""

@@ -616,6 +616,7 @@ def _load(conn: Connection, db: str, row: Any) -> TableDef:
         params=params,
         partition_keys=tuple(Column(p["PKEY_NAME"], p["PKEY_TYPE"], p["PKEY_COMMENT"]) for p in pkeys),
         bucket_cols=tuple(buckets),
+        sort_cols=_sort_cols(conn, row["SD_ID"]),
         num_buckets=int(row["NUM_BUCKETS"]) if row["NUM_BUCKETS"] is not None else -1,
         comment=comment,
         owner=row["OWNER"],
@@ -764,6 +765,7 @@ def _serde_params(conn: Connection, serde_id: int | None) -> dict[str, str]:
 def _insert_sd(
     conn: Connection, sd_id: int, serde_id: int, cd_id: int, location: str | None, storage_format: str,
     num_buckets: int, bucket_cols: Iterable[str], *, serde: bool = True, serde_params: dict[str, str] | None = None,
+    sort_cols: Iterable[tuple[str, int]] = (),
 ) -> None:
     """A storage descriptor as Hive writes one (its serde first: SDS refers to it); a view's has no
     location and a serde without a library (``serde`` False), as Hive's ``CreateViewDesc`` leaves them."""
@@ -782,6 +784,16 @@ def _insert_sd(
     rows = [{"SD_ID": sd_id, "BUCKET_COL_NAME": c, "INTEGER_IDX": i} for i, c in enumerate(bucket_cols)]
     if rows:
         conn.execute(sa.insert(s.BUCKETING_COLS), rows)
+    sorts = [{"SD_ID": sd_id, "COLUMN_NAME": c, "ORDER": o, "INTEGER_IDX": i} for i, (c, o) in enumerate(sort_cols)]
+    if sorts:
+        conn.execute(sa.insert(s.SORT_COLS), sorts)
+
+
+def _sort_cols(conn: Connection, sd_id: int | None) -> tuple[tuple[str, int], ...]:
+    """A storage descriptor's ``SORT_COLS``: (column, order), in order."""
+    sc = s.SORT_COLS.c
+    rows = conn.execute(sa.select(sc.COLUMN_NAME, sc.ORDER).where(sc.SD_ID == sd_id).order_by(sc.INTEGER_IDX)).all()
+    return tuple((str(name), int(order)) for name, order in rows)
 
 
 def _insert_table(conn: Connection, db_id: int, td: TableDef) -> None:
@@ -793,7 +805,7 @@ def _insert_table(conn: Connection, db_id: int, td: TableDef) -> None:
     view = td.table_type == VIRTUAL_VIEW
     _insert_sd(
         conn, sd_id, serde_id, cd_id, None if view else to_metastore(td.location), "sequencefile" if view else td.storage_format,
-        td.num_buckets, td.bucket_cols, serde=not view, serde_params=td.serde_params,
+        td.num_buckets, td.bucket_cols, serde=not view, serde_params=td.serde_params, sort_cols=td.sort_cols,
     )
     conn.execute(
         sa.insert(s.TBLS).values(
@@ -842,11 +854,13 @@ def _insert_partitions(
     now = int(time.time())
     location = (to_metastore(row["LOCATION"]) or "").rstrip("/")
     serde_params = _serde_params(conn, row["SERDE_ID"])  # a partition's serde is the table's, as Hive copies it
+    sorts = _sort_cols(conn, row["SD_ID"])
     for sd_id, serde_id, part in zip(sd_ids, serde_ids, parts, strict=True):
         _insert_sd(
             conn, sd_id, serde_id, row["CD_ID"], to_metastore((locations or {}).get(part)) or f"{location}/{part}",
             storage_format,
             int(row["NUM_BUCKETS"] if row["NUM_BUCKETS"] is not None else -1), buckets, serde_params=serde_params,
+            sort_cols=sorts,
         )
     conn.execute(
         sa.insert(s.PARTITIONS),

@@ -64,7 +64,8 @@ def aborted_candidates(conn: Connection, aborted_before_ms: int) -> AbortedCandi
             sa.select(txns.TXN_ID)
             .where(
                 txns.TXN_STATE == ABORTED,
-                sa.func.coalesce(txns.TXN_LAST_HEARTBEAT, 0) < aborted_before_ms,
+                # at or before (not only before): with a time-out of 0, an abort of this very millisecond counts
+                sa.func.coalesce(txns.TXN_LAST_HEARTBEAT, 0) <= aborted_before_ms,
                 # a compactor's transaction is never forgotten: a _v<txn> output it left would count as
                 # committed (Hive 4 keeps TxnType.COMPACTION out of cleanEmptyAbortedAndCommittedTxns too)
                 sa.func.coalesce(txns.TXN_TYPE, 0) != TXN_TYPE_COMPACTION,

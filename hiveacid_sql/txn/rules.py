@@ -41,7 +41,7 @@ def normalize_params(params: dict[str, str]) -> dict[str, str]:
 
 #: Storage formats an insert-only table may have here: those whose plain files we read and write (Hive
 #: allows any format; a format outside this set is refused by CREATE as any table of it is).
-INSERT_ONLY_FORMATS = frozenset({"orc", "parquet", "textfile"})
+INSERT_ONLY_FORMATS = frozenset({"orc", "parquet", "textfile", "csv", "json"})
 
 
 def _check_acid_allowed(td: TableDef, storage_format: str, table_type: str, *, insert_only: bool = False) -> None:
@@ -146,6 +146,10 @@ def normalize_new_table(td: TableDef, *, now: int | None = None) -> TableDef:
         if col not in names:
             raise CatalogError(f"Bucket column {col} is not a column of {td.qualified_name}")
     num_buckets = td.num_buckets if bucket_cols else -1
+    sort_cols = tuple((c.strip().lower(), int(o)) for c, o in td.sort_cols) if bucket_cols else ()
+    for col, _order in sort_cols:
+        if col not in names:
+            raise CatalogError(f"Sort column {col} is not a column of {td.qualified_name}")
     if bucket_cols and num_buckets <= 0:
         raise CatalogError(f"Bucketed table {td.qualified_name} needs a positive number of buckets")
     params = _normalize_acid_params(td, normalize_params(td.params))
@@ -160,6 +164,7 @@ def normalize_new_table(td: TableDef, *, now: int | None = None) -> TableDef:
         partition_keys=partition_keys,
         bucket_cols=bucket_cols,
         num_buckets=num_buckets,
+        sort_cols=sort_cols,
         storage_format=storage_format,
         table_type=table_type,
         params=params,

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-StorageFormat = Literal["orc", "parquet", "textfile"]
+StorageFormat = Literal["orc", "parquet", "textfile", "csv", "json"]
 TableType = Literal["MANAGED_TABLE", "EXTERNAL_TABLE", "VIRTUAL_VIEW"]
 
-STORAGE_FORMATS: frozenset[str] = frozenset({"orc", "parquet", "textfile"})
+STORAGE_FORMATS: frozenset[str] = frozenset({"orc", "parquet", "textfile", "csv", "json"})
 TABLE_TYPES: frozenset[str] = frozenset({"MANAGED_TABLE", "EXTERNAL_TABLE"})
 #: Hive's table type of a view (``TableType.VIRTUAL_VIEW``): no location, its query in TBLS.VIEW_*_TEXT
 VIRTUAL_VIEW = "VIRTUAL_VIEW"
@@ -39,7 +39,8 @@ class ConstraintDef:
 
     ``kind`` is a key of :data:`CONSTRAINT_TYPES`; ``columns`` the constrained columns in key order;
     ``enable``/``validate``/``rely`` Hive's options (``ENABLE_VALIDATE_RELY`` = 4*enable + 2*validate + rely);
-    ``default_value`` a DEFAULT's value as written (Hive SQL text, e.g. ``127Y``); a foreign key names the
+    ``default_value`` a DEFAULT's value as written (Hive SQL text, e.g. ``127Y``) or a CHECK's expression
+    (Hive keeps both in ``DEFAULT_VALUE``); a foreign key names the
     referenced table and its columns (``ref_columns``, in the order of ``columns``).
     """
 
@@ -84,6 +85,8 @@ class TableDef:
     partition_keys: tuple[Column, ...] = ()
     bucket_cols: tuple[str, ...] = ()
     num_buckets: int = -1
+    #: ``SORTED BY`` of a bucketed table: (column, Hive's ``Order``: 1 ASC, 0 DESC), as ``SORT_COLS`` holds them
+    sort_cols: tuple[tuple[str, int], ...] = ()
     comment: str | None = None
     owner: str | None = None
     create_time: int = 0
@@ -153,6 +156,12 @@ class TableDef:
         """Columns whose NOT NULL constraint is enabled (Hive enforces those on every INSERT/UPDATE/MERGE)."""
         return frozenset(c.columns[0] for c in self.constraints if c.kind == "not_null" and c.enable)
 
+    @property
+    def check_constraints(self) -> tuple[ConstraintDef, ...]:
+        """Enabled CHECK constraints (Hive 3 enforces them on every INSERT/UPDATE/MERGE); each one's
+        expression text is its ``default_value``, as ``KEY_CONSTRAINTS.DEFAULT_VALUE`` holds it."""
+        return tuple(c for c in self.constraints if c.kind == "check" and c.enable and c.default_value)
+
     def default_of(self, column: str) -> str | None:
         """The DEFAULT value text of ``column`` (Hive SQL, as written at CREATE), None when it has none."""
         for c in self.constraints:
@@ -218,12 +227,29 @@ STORAGE_CLASSES: dict[str, tuple[str, str, str]] = {
         "org.apache.hadoop.hive.ql.io.RCFileOutputFormat",
         "org.apache.hadoop.hive.serde2.columnar.LazyBinaryColumnarSerDe",
     ),
+    # Hive's OpenCSVSerde over text files (ROW FORMAT SERDE '..OpenCSVSerde'): told from "textfile" by its serde
+    "csv": (
+        "org.apache.hadoop.mapred.TextInputFormat",
+        "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+        "org.apache.hadoop.hive.serde2.OpenCSVSerde",
+    ),
+    # Hive's JsonSerDe over text files (hcatalog's class name is read as the same format)
+    "json": (
+        "org.apache.hadoop.mapred.TextInputFormat",
+        "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+        "org.apache.hadoop.hive.serde2.JsonSerDe",
+    ),
 }
 
 
 def storage_format_of(input_format: str | None, serde: str | None) -> str:
     """The storage format of a table Hive (or we) recorded, from its input format (and serde): ``orc``, ...;
     an input format we do not know gives its class name, lower case."""
+    if serde == "org.apache.hive.hcatalog.data.JsonSerDe":  # hcatalog's, which Hive 3 delegates to serde2's
+        serde = STORAGE_CLASSES["json"][2]
+    for name, (inp, _out, lib) in STORAGE_CLASSES.items():
+        if (input_format, serde) == (inp, lib):
+            return name
     for name, (inp, _out, _lib) in STORAGE_CLASSES.items():
         if input_format == inp:
             return name

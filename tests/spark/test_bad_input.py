@@ -28,6 +28,7 @@ from hiveacid_sql.errors import (
     TxnError,
 )
 from tests.support.acid_files import listing
+from tests.support.mounts import tmpfs
 
 ACID = "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
 
@@ -311,19 +312,6 @@ def test_store_corrupt(spark, tmp_path):
     with pytest.raises(TxnError) as info:
         hiveacid_sql.connect(spark=spark, warehouse=tmp_path / "wh")
     assert "\n" not in str(info.value) and "txn.db" in str(info.value), str(info.value)
-
-
-@contextlib.contextmanager
-def tmpfs(path: Path, size: str = "1M"):
-    """A small tmpfs mounted at ``path`` (root only; the test says so when the mount is refused)."""
-    path.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    try:
-        yield path
-    finally:
-        subprocess.run(["umount", "-l", str(path)], check=True)
 
 
 def test_store_read_only(spark, tmp_path):

@@ -213,7 +213,9 @@ def test_keys_stored_and_shown_as_hive(acid, warehouse: Path) -> None:
             "no primary keys or unique keys for referenced table",
         ),
         ("CREATE EXTERNAL TABLE bad (i INT DEFAULT 1)", "Constraints are disallowed with External tables"),
-        ("CREATE TABLE bad (i INT CHECK (i > 0))", "CHECK constraints are not supported"),
+        ("CREATE EXTERNAL TABLE bad (i INT CHECK (i > 0))", "Constraints are disallowed with External tables"),
+        ("CREATE TABLE bad (i INT CHECK (i > (SELECT 1)))", "Invalid CHECK constraint expression"),
+        ("CREATE TABLE bad (i INT, CONSTRAINT c CHECK (j > 0))", "Invalid column reference 'j' in a constraint of default.bad"),
     ],
 )
 def test_bad_constraints_refused_in_one_line(acid, ddl: str, message: str) -> None:
@@ -240,3 +242,54 @@ def test_alter_table_drop_and_add_constraint(acid) -> None:
     assert ("Column Name:a", "Key Sequence:1", "") in desc and ("Column Name:b", "Key Sequence:2", "") in desc
     with pytest.raises(HiveAcidError, match="The constraint: nope does not exist for the associated table"):
         acid.sql("ALTER TABLE numericDataType_n1 DROP CONSTRAINT nope")
+
+
+CHECKED = (
+    "CREATE TABLE ck (id INT CHECK (id > 0), lo INT, hi INT, CONSTRAINT lo_below_hi CHECK (lo < hi)) "
+    "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
+)
+
+
+@pytest.mark.parametrize(
+    ("statement", "constraint"),
+    [
+        ("INSERT INTO ck VALUES (0, 1, 2)", "CHECK constraint cc_"),
+        ("INSERT INTO ck SELECT 5, 3, 2", "CHECK constraint lo_below_hi of default.ck: lo < hi"),
+        ("UPDATE ck SET hi = 0 WHERE id = 1", "lo_below_hi"),
+        ("MERGE INTO ck USING (SELECT 1 AS id) s ON ck.id = s.id WHEN MATCHED THEN UPDATE SET lo = 9", "lo_below_hi"),
+        ("MERGE INTO ck USING (SELECT -4 AS id) s ON ck.id = s.id WHEN NOT MATCHED THEN INSERT VALUES (s.id, 1, 2)", "cc_"),
+    ],
+)
+def test_check_violation_fails_in_one_line_and_writes_nothing(acid, warehouse: Path, statement: str, constraint: str) -> None:
+    """Hive 3 enforces CHECK on INSERT, UPDATE and MERGE: a row where it is FALSE fails the statement with
+    Hive's words; NULL passes (SQL's rule, Hive's ``enforce_constraint(.. IS NOT FALSE)``)."""
+    acid.sql(CHECKED)
+    acid.sql("INSERT INTO ck VALUES (1, 1, 2), (2, NULL, 1)")
+    before = sorted(p.name for p in (warehouse / "ck").iterdir())
+    with pytest.raises(HiveAcidError) as err:
+        acid.sql(statement)
+    message = str(err.value)
+    assert "\n" not in message
+    assert "Either CHECK or NOT NULL constraint violated! (" in message and constraint in message
+    assert _rows(acid, "SELECT * FROM ck ORDER BY id") == [(1, 1, 2), (2, None, 1)]
+    assert sorted(p.name for p in (warehouse / "ck").iterdir()) == before
+
+
+def test_check_constraints_stored_shown_and_disabled_ones_not_enforced(acid, warehouse: Path) -> None:
+    acid.sql(CHECKED.replace("CHECK (id > 0)", "CONSTRAINT pos CHECK (id > 0) DISABLE"))
+    acid.sql("INSERT INTO ck VALUES (-1, 1, 2)")  # DISABLE: stored, not enforced
+    desc = _rows(acid, "DESC FORMATTED ck")
+    assert ("# Check Constraints", "", "") in desc
+    assert ("Column Name:lo", "Check Value:lo < hi", "") in desc and ("Constraint Name:", "pos", "") in desc
+    text = _rows(acid, "SHOW CREATE TABLE ck")[0][0]
+    assert "CONSTRAINT `pos` CHECK (id > 0) DISABLE" in text and "CONSTRAINT `lo_below_hi` CHECK (lo < hi)" in text
+    with sqlite3.connect(warehouse / ".hiveacid" / "txn.db") as db:
+        rows = db.execute(
+            'SELECT "CONSTRAINT_NAME", "CONSTRAINT_TYPE", "DEFAULT_VALUE", "ENABLE_VALIDATE_RELY" FROM "KEY_CONSTRAINTS" ORDER BY 1'
+        ).fetchall()
+    assert rows == [("lo_below_hi", 5, "lo < hi", 4), ("pos", 5, "id > 0", 0)]
+    acid.sql("CREATE TABLE plain_ck (a STRING CHECK (length(a) < 3))")  # plain tables too, as Hive
+    acid.sql("INSERT INTO plain_ck VALUES ('ab'), (NULL)")
+    with pytest.raises(HiveAcidError, match="Either CHECK or NOT NULL constraint violated!"):
+        acid.sql("INSERT INTO plain_ck VALUES ('abc')")
+    assert sorted(_rows(acid, "SELECT * FROM plain_ck"), key=str) == [("ab",), (None,)]

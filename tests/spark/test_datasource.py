@@ -47,9 +47,23 @@ def test_read_is_the_select_snapshot_split_by_directory_and_bucket(acid, spark, 
     assert spark.read.format("hiveacid").option("warehouse", str(warehouse)).load("emp").count() == 3
 
 
-def test_read_of_an_unknown_table_fails_naming_it(acid, spark):
-    with pytest.raises(PySparkException, match="nosuch"):
+def test_read_of_an_unknown_table_fails_naming_it_in_one_line(acid, spark, capfd):
+    """Our error comes as its one line inside Spark's framing: no traceback of the Python worker, nothing
+    on stderr."""
+    capfd.readouterr()
+    with pytest.raises(PySparkException) as caught:
         spark.read.format("hiveacid").load("nosuch").collect()
+    assert str(caught.value) == (
+        "[PYTHON_DATA_SOURCE_ERROR] Failed to create Python data source instance: Table not found: default.nosuch "
+        "SQLSTATE: 38000"
+    )
+    with pytest.raises(PySparkException) as caught:
+        spark.read.format("hiveacid").option("version", "x").load("nosuch")
+    assert str(caught.value).splitlines() == [
+        "[PYTHON_DATA_SOURCE_ERROR] Failed to create Python data source instance: version needs a write id "
+        "(a non-negative integer), not 'x' SQLSTATE: 38000"
+    ]
+    assert capfd.readouterr().err == ""
 
 
 def _pair(spark, tmp_path: Path):
@@ -108,8 +122,9 @@ def test_write_refusals_and_task_failures_change_nothing(acid, spark, warehouse:
         ).write.format("hiveacid").mode("append").save("emp")
     with pytest.raises(
         PySparkException, match=r"the DataFrame's columns must be the table's \(id, name\): missing name"
-    ):
+    ) as caught:
         good.select("id").write.format("hiveacid").mode("append").save("t")
+    assert len(str(caught.value).splitlines()) == 1 and "Traceback" not in str(caught.value)
     assert acid.sql("SHOW TRANSACTIONS").count() == 0  # refused before a transaction was opened
     too_big = spark.createDataFrame([(2**40, "b")], "id bigint, name string")
     with pytest.raises(PySparkException, match="cannot write int64 values as int32"):

@@ -62,6 +62,14 @@ def test_plain_bucketed_table_one_hive_named_file_per_bucket(acid, warehouse: Pa
     assert _tree(root) == sorted([*expected, f"{b300}_copy_1"])
     assert _ids(root / f"{b300}_copy_1", fmt) == [300000]
     assert _rows(acid, "SELECT name FROM b WHERE id = 300000") == [("a",), ("d",)]
+    if fmt == "TEXTFILE":  # bucket pruning reads only the files of the row's bucket (and foreign names)
+        other = next(b for b in range(7) if b != _bucket(300000, 7))
+        (root / f"{other:06d}_0").write_text("300000\x01misplaced\n")
+        (root / "from_elsewhere").write_text("300000\x01foreign\n")
+        assert _rows(acid, "SELECT name FROM b WHERE id = 300000") == [("a",), ("d",), ("foreign",)]
+        assert len(_rows(acid, "SELECT name FROM b WHERE id + 0 = 300000")) == 4  # not prunable: every file
+        (root / f"{other:06d}_0").unlink()
+        (root / "from_elsewhere").unlink()
     # INSERT OVERWRITE: only the buckets that received rows have a file afterwards.
     acid.sql("INSERT OVERWRITE TABLE b SELECT id, upper(name) FROM b WHERE id = 300000")
     assert _tree(root) == [b300]
@@ -114,8 +122,8 @@ def test_insert_only_bucketed_insert_merge_prune_and_compact(acid, warehouse: Pa
     ("ddl", "message"),
     [
         (
-            "CREATE TABLE bad (id int) CLUSTERED BY (id) SORTED BY (id) INTO 2 BUCKETS STORED AS ORC",
-            r"CLUSTERED BY \.\. SORTED BY is not supported yet \(default\.bad\)",
+            "CREATE TABLE bad (id int) CLUSTERED BY (id) SORTED BY (nope) INTO 2 BUCKETS STORED AS ORC",
+            "Invalid column reference 'nope' in SORTED BY of default.bad",
         ),
         ("CREATE TABLE bad (id int) CLUSTERED BY (nope) INTO 2 BUCKETS STORED AS PARQUET", "Invalid column reference 'nope'"),
     ],
@@ -125,3 +133,20 @@ def test_bucketed_plain_table_refusals(acid, warehouse: Path, ddl: str, message:
         acid.sql(ddl)
     assert "\n" not in str(info.value)
     assert not acid.catalog.table_exists("default", "bad")
+
+
+def test_sorted_by_sorts_each_bucket_file_and_is_stored_as_hive(acid, warehouse: Path) -> None:
+    acid.sql(
+        f"CREATE TABLE sb (id int, v int) CLUSTERED BY (id) SORTED BY (v DESC) INTO 2 BUCKETS STORED AS ORC {MM}"
+    )
+    acid.sql("INSERT INTO sb SELECT id, (id * 7) % 11 FROM (SELECT explode(sequence(1, 40)) AS id) s")
+    delta = warehouse / "sb" / "delta_0000001_0000001_0000"
+    for name in _tree(delta):
+        values = pa_orc.read_table(delta / name).column("v").to_pylist()
+        assert values == sorted(values, reverse=True) and len(values) > 1
+    assert ("Sort Columns:", "[Order(col:v, order:0)]", "") in _rows(acid, "DESCRIBE FORMATTED sb")
+    text = _rows(acid, "SHOW CREATE TABLE sb")[0][0]
+    assert "CLUSTERED BY (\n  id)\nSORTED BY (\n  v DESC)\nINTO 2 BUCKETS" in text
+    acid.sql("CREATE TABLE sb2 LIKE sb")
+    assert acid.catalog.get_table("default", "sb2").sort_cols == (("v", 0),)
+    assert _rows(acid, "SELECT count(*) FROM sb") == [(40,)]

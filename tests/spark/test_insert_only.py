@@ -172,8 +172,8 @@ def test_update_delete_refused_with_hives_message(acid, warehouse: Path, stateme
     [
         (f"CREATE EXTERNAL TABLE bad (id int) STORED AS ORC LOCATION '{{loc}}' {MM}", "because it's an external table"),
         (
-            f"CREATE TABLE bad (id int) CLUSTERED BY (id) SORTED BY (id) INTO 2 BUCKETS STORED AS ORC {MM}",
-            r"CLUSTERED BY \.\. SORTED BY is not supported yet \(default\.bad\)",
+            f"CREATE TABLE bad (id int) CLUSTERED BY (id) SORTED BY (nope) INTO 2 BUCKETS STORED AS ORC {MM}",
+            "Invalid column reference 'nope' in SORTED BY of default.bad",
         ),
         (
             "CREATE TABLE bad (id int) STORED AS ORC TBLPROPERTIES ('transactional'='true', "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import hiveacid_sql
+from hiveacid_sql.errors import CommitOutcomeUnknownError
 from tests.support.stores import store_url
 
 
@@ -33,15 +34,13 @@ def test_two_connections_share_tables_and_transactions(spark, tmp_path, backend)
 def test_an_update_whose_commit_reply_is_lost_succeeds_once(spark, tmp_path, ready_url):
     """The store's COMMIT of an UPDATE's transaction reaches PostgreSQL, its reply is lost (a proxy drops it and
     the connection): the statement asks the store again, finds it committed and returns its result; the table
-    holds the update once, the files stay. Nothing for a user to retry, so nothing applied twice."""
+    holds the update once, the files stay. Nothing for a user to retry, so nothing applied twice. Then a lost reply
+    with the store unreachable afterwards: an unknown outcome in one line, and the committed update kept."""
     from tests.support.tcp_proxy import PG_COMMIT, losing_proxy
 
     with losing_proxy(ready_url) as proxy:
         acid = hiveacid_sql.connect(spark=spark, warehouse=tmp_path / "wh", store_url=proxy.url(ready_url))
         try:
-            # the ready store's database `default` lies where its template was made: a database of this test's own
-            acid.sql(f"CREATE DATABASE lost LOCATION '{tmp_path / 'lost.db'}'")
-            acid.sql("USE lost")
             acid.sql("CREATE TABLE t (id int, v int) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
             acid.sql("INSERT INTO t VALUES (1, 10), (2, 20)")
             proxy.lose_reply_to(PG_COMMIT, after=b"COMPLETED_TXN_COMPONENTS")  # a transaction's commit
@@ -52,5 +51,14 @@ def test_an_update_whose_commit_reply_is_lost_succeeds_once(spark, tmp_path, rea
             assert [(r.id, r.v) for r in acid.sql("SELECT id, v FROM t ORDER BY id").collect()] == [(1, 10), (2, 120)]
             history = acid.sql("DESCRIBE HISTORY t").collect()
             assert [(h.write_id, h.operation) for h in history] == [(2, "UPDATE"), (1, "INSERT")]
+            # lost again, and the store unreachable to ask: the outcome is unknown, said in one line; the files
+            # stay, and once the store is back the table shows the update, which had committed
+            proxy.lose_reply_to(PG_COMMIT, after=b"COMPLETED_TXN_COMPONENTS")
+            proxy.refuse_after_loss = True
+            with pytest.raises(CommitOutcomeUnknownError, match=r"^transaction store .*; whether txnid:\d+ committed "
+                               r"is unknown \(the store did not answer after the commit: .*\); SHOW TRANSACTIONS"):
+                acid.sql("UPDATE t SET v = v + 1000 WHERE id = 1")
+            proxy.refuse_after_loss = False
+            assert [(r.id, r.v) for r in acid.sql("SELECT id, v FROM t ORDER BY id").collect()] == [(1, 1010), (2, 120)]
         finally:
             acid.close()

@@ -337,12 +337,11 @@ def test_the_initiator_compacts_while_a_stream_writes(acid, warehouse) -> None:
         with acid.streaming_connection("s", transaction_batch_size=2) as conn:
             for _txn in range(2):
                 conn.begin_transaction()
-                conn.write([(next_id,), (next_id + 1,)])
-                compact_round()  # a transaction open, written, not committed
+                conn.write([(next_id,), (next_id + 1,)])  # (held in memory until the commit publishes it)
                 conn.commit_transaction()
                 expected += [(next_id,), (next_id + 1,)]
                 next_id += 2
-                compact_round()
+                compact_round()  # after a batch's first commit its second transaction is open
     compact_round()
     assert handled["initiated"] and handled["worked"], handled
     compactions = CompactionQueue(acid.store.engine).list()

@@ -154,7 +154,25 @@ class ReadyStores:
                 self._servers[backend] = self._pool.submit(_ReadyServerDatabase, admin)
 
     def url(self, backend: str, tmp_path: Path) -> str:
-        """The URL of a store in the state a new store has after its bootstrap, nothing else in it."""
+        """The URL of a store in the state a new store has after its bootstrap, nothing else in it, its database
+        ``default`` in ``tmp_path/warehouse`` (a bootstrap's own default, ``/user/hive/warehouse``, would be one
+        directory shared by every test and run on the machine: a table created there adopts an earlier run's
+        files)."""
+        url = self._url(backend, tmp_path)
+        from hiveacid_sql.txn import schema as s
+
+        engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+        try:
+            with engine.begin() as conn:
+                conn.execute(
+                    sa.update(s.DBS).where(s.DBS.c.NAME == "default")
+                    .values(DB_LOCATION_URI=f"file:{tmp_path / 'warehouse'}")
+                )
+        finally:
+            engine.dispose()
+        return url
+
+    def _url(self, backend: str, tmp_path: Path) -> str:
         if backend == "sqlite":
             if self._sqlite is None:
                 from hiveacid_sql.txn import TxnStore

@@ -17,6 +17,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -56,6 +58,7 @@ def test_dml_subset_on_executors_in_other_processes(tmp_path: Path):
     assert run("dml", tmp_path / "warehouse", sys.executable) == {"ok": True}
 
 
+@pytest.mark.release  # CI budget: a cluster of its own (~30 s); CI runs the DML subset on one
 def test_executors_without_the_package_fail_connect_in_one_line(tmp_path: Path):
     python = python_without_package(tmp_path / "env")
     warehouse = tmp_path / "warehouse"

@@ -42,13 +42,13 @@ from hiveacid_sql.errors import HiveAcidError
 from tests.support.acid_invariants import check_table
 from tests.support.stores import hive_store_url
 
-#: The CI budget: a fixed seed, a few short sequences (about a minute on two cores). No shrinking here: a
+#: The CI budget: a fixed seed, four short sequences (about a minute on two cores). No shrinking here: a
 #: shrink replays hundreds of Spark statements; the failing sequence is printed as is (the long profile shrinks).
 CI_SETTINGS = settings(
     derandomize=True,
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
-    max_examples=5,
-    stateful_step_count=14,
+    max_examples=4,
+    stateful_step_count=12,
     deadline=None,
     suppress_health_check=list(HealthCheck),
     print_blob=True,
@@ -280,9 +280,9 @@ def test_model_based(spark) -> None:
     run_state_machine_as_test(ModelMachine, settings=_settings())
 
 
-#: The model on a Hive-script database in CI: two short sequences (the store's part of a step is milliseconds;
+#: The model on a Hive-script database in CI: one short sequence (the store's part of a step is milliseconds;
 #: the budget is Spark's). ``--long`` runs the CI-sized budget on PostgreSQL and MariaDB.
-HIVE_DB_CI_SETTINGS = settings(CI_SETTINGS, max_examples=2, stateful_step_count=8)
+HIVE_DB_CI_SETTINGS = settings(CI_SETTINGS, max_examples=1, stateful_step_count=10)
 
 
 def _run_on_hives_database(spark, backend: str, budget: settings) -> None:

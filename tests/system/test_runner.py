@@ -115,6 +115,7 @@ ERRORS_SQL = (
 )
 
 
+@pytest.mark.release  # CI budget: its own JVM (~30 s); CI keeps the option-rich run and the README job
 def test_force_goes_on_past_errors_with_file_positions_tsv_and_silent(tmp_path):
     (tmp_path / "errors.sql").write_text(ERRORS_SQL)
     proc = run_cli(tmp_path, "-f", "errors.sql", "--force", "--outputformat", "tsv2", "--silent",
@@ -133,6 +134,7 @@ def test_force_goes_on_past_errors_with_file_positions_tsv_and_silent(tmp_path):
     assert '"a\tb"' in proc.stdout  # the tab is quoted
 
 
+@pytest.mark.release  # CI budget: its own JVM (~30 s); CI keeps the option-rich run and the README job
 def test_stops_at_the_first_error_with_json_output(tmp_path):
     (tmp_path / "errors.sql").write_text(ERRORS_SQL)
     proc = run_cli(tmp_path, "-f", "errors.sql", "--outputformat", "json", "--report", "r.jsonl",
@@ -147,6 +149,7 @@ def test_stops_at_the_first_error_with_json_output(tmp_path):
     assert len(list((tmp_path / "wh/t").glob("delta_*"))) == 1  # the INSERT of line 9 never ran
 
 
+@pytest.mark.release  # CI budget: its own JVM (~30 s); CI keeps the option-rich run and the README job
 def test_statements_from_a_pipe_with_table_output(tmp_path):
     proc = run_cli(tmp_path, "--master", "local[1]", "--warehouse", "wh",
                    input="SELECT 1 AS one,\n  'x;y' AS two\n;\nSELECT NULL AS n, 'Kate' AS name;\n"
@@ -173,6 +176,7 @@ def _read_until(fd: int, needle: bytes, seen: bytearray, timeout: float = 240) -
                 raise AssertionError(f"terminal closed before {needle!r}; got {bytes(seen[-2000:])!r}") from None
 
 
+@pytest.mark.release  # CI budget: its own JVM (~30 s); CI keeps the option-rich run and the README job
 def test_terminal_prompt_history_and_progress_bar(tmp_path):
     main, child = pty.openpty()
     proc = subprocess.Popen([*CLI, "--master", "local[1]", "--warehouse", "wh"], stdin=child, stdout=child,

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -29,6 +28,7 @@ from hiveacid_sql.errors import TxnError
 from hiveacid_sql.txn import TableCommit, TxnStore
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.history import WriteRecord
+from tests.support.mounts import tmpfs
 
 
 def _count(store: TxnStore, table: sa.Table, where: sa.ColumnElement[bool] | None = None) -> int:
@@ -73,8 +73,12 @@ _KILLERS = {
         "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
         "SELECT pg_terminate_backend({})",
     ),
-    "mysql": ("SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'",
-              "KILL CONNECTION {}"),
+    # the server is shared: only a session of this test's database (never another test's)
+    "mysql": (
+        "SELECT t.trx_mysql_thread_id FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p "
+        "ON p.ID = t.trx_mysql_thread_id WHERE t.trx_state = 'LOCK WAIT' AND p.DB = DATABASE()",
+        "KILL CONNECTION {}",
+    ),
 }
 
 
@@ -137,22 +141,10 @@ def test_sqlite_store_locked_when_the_commit_starts(tmp_path: Path):
         _as_before(store, txn, write_id)
 
 
-@contextlib.contextmanager
-def _tmpfs(path: Path, size: str):
-    path.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    try:
-        yield path
-    finally:
-        subprocess.run(["umount", "-l", str(path)], check=True)
-
-
 def test_sqlite_store_disk_full_at_the_commit(tmp_path: Path):
     """The WAL cannot grow when the COMMIT writes it: the failure is the COMMIT's own (the outcome is the
     database's to tell), so the store asks again, finds the transaction open and reports the error."""
-    with _tmpfs(tmp_path / "small", "8M") as small:  # a new store is about 1.5 MB with its WAL
+    with tmpfs(tmp_path / "small", "8M") as small:  # a new store is about 1.5 MB with its WAL
         url = f"sqlite:///{small / 'txn.db'}"
         with TxnStore(url) as store:
             txn = store.open_txn("u", "h")

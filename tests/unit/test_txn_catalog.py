@@ -415,3 +415,20 @@ def test_plain_write_clears_hive_stats_flag(store: TxnStore) -> None:
     assert set(_stats_flags(store, "plain")) == {"day=1", "day=3"}
     catalog.mark_stats_stale("default", "plain", None)  # TRUNCATE: every partition
     assert _stats_flags(store, "plain") == {}
+
+
+def test_sort_columns_stored_in_sort_cols_and_copied_to_partitions(store: TxnStore, catalog: Catalog) -> None:
+    """SORTED BY of a bucketed table: ``SORT_COLS`` rows (column, Hive's Order 1 ASC / 0 DESC) under the
+    table's storage descriptor and, as Hive copies them, each partition's."""
+    catalog.create_table(
+        acid("sb", params={}, storage_format="textfile", partition_keys=(Column("d", "string"),),
+             bucket_cols=("ID",), num_buckets=4, sort_cols=(("AMOUNT", 0), ("id", 1)))
+    )
+    assert catalog.get_table("default", "sb").sort_cols == (("amount", 0), ("id", 1))
+    catalog.add_partitions("default", "sb", ["d=1"])
+    with store.engine.connect() as conn:
+        sc = s.SORT_COLS.c
+        rows = conn.execute(sa.select(sc.SD_ID, sc.COLUMN_NAME, sc.ORDER).order_by(sc.SD_ID, sc.INTEGER_IDX)).all()
+    assert [(c, o) for _sd, c, o in rows] == [("amount", 0), ("id", 1)] * 2 and len({r[0] for r in rows}) == 2
+    with pytest.raises(CatalogError, match="Sort column nope is not a column of default.bad"):
+        catalog.create_table(acid("bad", params={}, bucket_cols=("id",), num_buckets=2, sort_cols=(("nope", 1),)))

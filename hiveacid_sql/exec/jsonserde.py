@@ -1,0 +1,77 @@
+"""Tables of Hive's ``JsonSerDe`` (``ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.JsonSerDe'`` or hcatalog's):
+one JSON object per line, read and written by Spark.
+
+Lines are split into each column's text in a Python task by :mod:`hiveacid_sql.acid.jsonrow` (keys without
+regard to case, as Hive's reader; Spark's JSON source matches them exactly and takes no number as a string);
+a primitive column's text is cast as Hive casts a string, a complex column's JSON is parsed by Spark's
+``from_json`` for the column's type. Rows are written by Spark's ``to_json`` with every column (``null``
+included), dates and timestamps as Hive's text (``2024-01-02 03:04:05``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pyarrow as pa
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from hiveacid_sql.acid.hive_types import HiveType
+from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
+
+_STRINGS = frozenset({"string", "varchar", "char"})
+_TEMPORAL = frozenset({"date", "timestamp"})
+
+
+def _fields(columns: Sequence[tuple[str, HiveType]]) -> Column:
+    names = [n for n, _ in columns]
+    complex_columns = [not t.is_primitive for _, t in columns]
+
+    def parse(lines: pa.Array) -> pa.Array:
+        from hiveacid_sql.acid.jsonrow import json_fields
+
+        rows = [None if s is None else json_fields(s, names, complex_columns) for s in lines.to_pylist()]
+        return pa.array(rows, pa.list_(pa.string()))
+
+    return F.arrow_udf(parse, "array<string>")(F.col("value"))  # type: ignore[call-overload]
+
+
+def read_json_table(
+    spark: SparkSession, location: str | list[str], columns: Sequence[tuple[str, HiveType]]
+) -> DataFrame:
+    """The rows of a JsonSerDe table's files (an empty frame when its directory holds none)."""
+    try:
+        lines = spark.read.text(location)
+    except Exception:  # noqa: BLE001 - an empty or missing directory reads as an empty table
+        return spark.createDataFrame([], spark_schema(list(columns)))
+    fields = lines.select(_fields(columns).alias("f"))
+    out = []
+    for i, (name, htype) in enumerate(columns):
+        raw = F.get(F.col("f"), i)
+        target = to_spark_type(htype)
+        if not htype.is_primitive:
+            value = F.from_json(raw, target)  # type: ignore[arg-type]
+        elif htype.name in _STRINGS:
+            value = raw
+        else:
+            value = raw.try_cast(target)
+        out.append(value.cast(target).alias(name))
+    return fields.select(*out)
+
+
+def write_json_table(
+    df: DataFrame, location: str, columns: Sequence[tuple[str, HiveType]], *, overwrite: bool,
+    partition_by: str | None = None,
+) -> None:
+    """Append (or overwrite) ``df``'s rows as JSON lines in ``location`` (in Spark's ``partitionBy``
+    sub-directories of ``partition_by``'s values when it is set)."""
+    values = [
+        (F.col(name).cast("string") if htype.name in _TEMPORAL else F.col(name)).alias(name) for name, htype in columns
+    ]
+    options = {"ignoreNullFields": "false", "timestampNTZFormat": "yyyy-MM-dd HH:mm:ss.SSSSSS", "dateFormat": "yyyy-MM-dd"}
+    keep = [F.col(partition_by)] if partition_by is not None else []
+    lines = df.select(F.to_json(F.struct(*values), options).alias("value"), *keep)
+    writer = lines.write.mode("overwrite" if overwrite else "append")
+    if partition_by is not None:
+        writer = writer.partitionBy(partition_by)
+    writer.text(location)
