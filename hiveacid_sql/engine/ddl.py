@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from hiveacid_sql.engine.context import StatementContext
     from hiveacid_sql.exec.frames import LocalFrame
 
-_FORMATS = {"ORC": "orc", "PARQUET": "parquet", "TEXTFILE": "textfile"}
+_FORMATS = {"ORC": "orc", "PARQUET": "parquet", "TEXTFILE": "textfile", "JSONFILE": "json"}  # JSONFILE: Hive 4's JsonSerDe text
 
 
 def spark_to_hive_type(simple: str) -> str:
@@ -109,7 +109,7 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
             if not fmt:
                 raise PlanError(f"{where_is(table_node)}STORED AS needs a format (ORC, PARQUET or TEXTFILE)")
             if fmt not in _FORMATS:
-                raise UnsupportedStatementError(f"STORED AS {fmt} is not supported (ORC, PARQUET, TEXTFILE are)")
+                raise UnsupportedStatementError(f"STORED AS {fmt} is not supported (ORC, PARQUET, TEXTFILE, JSONFILE are)")
             storage = _FORMATS[fmt]
         elif isinstance(prop, exp.LocationProperty):
             location = literal_text(prop.this)
@@ -171,6 +171,7 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
                 f"ROW FORMAT SERDE '{serde}' needs STORED AS TEXTFILE ({db}.{name} is stored as {storage.upper()})"
             )
         storage = serde_format
+    if storage in ("csv", "json"):
         _check_serde_columns(storage, columns or (), f"{db}.{name}")
     storage = storage or ctx.settings.value(DEFAULT_FILEFORMAT)
     if not external and "transactional" not in params:

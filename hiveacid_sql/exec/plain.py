@@ -27,7 +27,7 @@ from hiveacid_sql.acid.names import original_file_name, parse_original_file
 from hiveacid_sql.acid.opencsv import CsvFormat
 from hiveacid_sql.acid.orc_footer import read_footer
 from hiveacid_sql.acid.partitions import unescape_path_name
-from hiveacid_sql.errors import AcidFormatError
+from hiveacid_sql.errors import AcidFormatError, UnsupportedStatementError
 from hiveacid_sql.exec.columns import (
     PROLEPTIC_WRITE,
     read_orc,
@@ -58,6 +58,10 @@ _PARQUET_WRITE_CONF = {
     "spark.sql.parquet.outputTimestampType": "INT96",
     "spark.sql.parquet.int96RebaseModeInWrite": "CORRECTED",
 }
+
+
+#: The formats plain and insert-only tables are read and written in.
+PLAIN_FORMATS = frozenset({"orc", "parquet", "textfile", "csv", "json"})
 
 
 def _format(table: TableDef) -> str:
@@ -226,9 +230,14 @@ def _read_location(
     """The data columns of the files in one directory of a plain table (empty when it holds none), or of
     the files ``paths``."""
     schema = spark_schema(columns)
+    fmt = _format(table)
+    if fmt not in PLAIN_FORMATS:  # a table Hive made in a format we cannot read: never an empty answer
+        raise UnsupportedStatementError(
+            f"{table.qualified_name} is stored as {fmt}: reading it is not supported here "
+            "(ORC, Parquet, and text by LazySimpleSerDe, OpenCSVSerde or JsonSerDe are)"
+        )
     if paths is not None and not paths:
         return spark.createDataFrame([], schema)
-    fmt = _format(table)
     if fmt == "json":
         return read_json_table(spark, location if paths is None else paths, columns)
     if fmt == "csv":
@@ -259,6 +268,8 @@ def _write_files(df: DataFrame, table: TableDef, location: str, *, mode: str, pa
     """``df``'s rows (the table's data columns, and ``partition_by`` if given) as files of the table's format
     in ``location`` (Spark's ``partitionBy`` sub-directories when ``partition_by`` is set)."""
     fmt = _format(table)
+    if fmt not in PLAIN_FORMATS:
+        raise UnsupportedStatementError(f"{table.qualified_name} is stored as {fmt}: writing it is not supported here")
     if fmt == "json":
         columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
         write_json_table(df, location, columns, overwrite=mode == "overwrite", partition_by=partition_by)

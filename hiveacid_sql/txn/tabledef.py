@@ -250,8 +250,11 @@ def storage_format_of(input_format: str | None, serde: str | None) -> str:
     for name, (inp, _out, lib) in STORAGE_CLASSES.items():
         if (input_format, serde) == (inp, lib):
             return name
-    for name, (inp, _out, _lib) in STORAGE_CLASSES.items():
+    for name, (inp, _out, lib) in STORAGE_CLASSES.items():
         if input_format == inp:
+            if name == "textfile" and serde is not None and serde != lib:
+                # text read by another serde (RegexSerDe, ..): never read as LazySimpleSerDe's layout
+                return f"textfile with {serde.rsplit('.', 1)[-1]}".lower()
             return name
     for name, (_inp, _out, lib) in STORAGE_CLASSES.items():
         if serde == lib and name != "textfile":

@@ -221,3 +221,11 @@ def test_json_serde_table_reads_keys_without_case_and_writes_every_column(acid, 
     assert got == [(1, 'q"uote'), (2, None)]  # the reader without Spark agrees
     text = _rows(acid, "SHOW CREATE TABLE jw")[0][0]
     assert "ROW FORMAT SERDE\n  'org.apache.hadoop.hive.serde2.JsonSerDe'\nSTORED AS TEXTFILE" in text
+    # Hive 4's STORED AS JSONFILE, insert-only: Hive's file names in the delta, JSON lines inside
+    acid.sql("CREATE TABLE jmm (id int, s string) STORED AS JSONFILE "
+             "TBLPROPERTIES ('transactional'='true', 'transactional_properties'='insert_only')")
+    acid.sql("INSERT INTO jmm SELECT id, s FROM jw")
+    delta = warehouse / "jmm" / "delta_0000001_0000001_0000"
+    assert sorted(p.name for p in delta.iterdir() if not p.name.startswith((".", "_"))) == ["000000_0"]
+    assert sorted((delta / "000000_0").read_text().splitlines()) == ['{"id":1,"s":"q\\"uote"}', '{"id":2,"s":null}']
+    assert _rows(acid, "SELECT * FROM jmm ORDER BY id") == [(1, 'q"uote'), (2, None)]

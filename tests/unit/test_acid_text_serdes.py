@@ -60,3 +60,24 @@ def test_json_rows_by_key_without_case_numbers_as_written() -> None:
     assert json_fields("   ", names, flat) == [None] * 5
     with pytest.raises(JsonRowError, match="not a JSON object"):
         json_fields("[1, 2]", names, flat)
+
+
+def test_text_of_another_serde_is_never_taken_for_lazy_simple_text() -> None:
+    from hiveacid_sql.txn.tabledef import storage_format_of
+
+    text = "org.apache.hadoop.mapred.TextInputFormat"
+    assert storage_format_of(text, "org.apache.hive.hcatalog.data.JsonSerDe") == "json"
+    assert storage_format_of(text, "org.apache.hadoop.hive.serde2.RegexSerDe") == "textfile with regexserde"
+    assert storage_format_of("org.apache.hadoop.mapred.SequenceFileInputFormat", "x") == "sequencefile"
+
+
+@pytest.mark.parametrize("fmt", ["textfile with regexserde", "avro", "sequencefile", "rcfile"])
+def test_a_table_in_a_format_we_cannot_read_is_refused_never_read_empty(fmt: str) -> None:
+    """A table Hive made (shared metastore) in another format fails in one line before Spark is asked."""
+    from hiveacid_sql.errors import HiveAcidError
+    from hiveacid_sql.exec.plain import read_plain
+    from hiveacid_sql.txn import Column, TableDef
+
+    table = TableDef("default", "t", (Column("a", "int"),), "/nowhere/t", storage_format=fmt, params={})
+    with pytest.raises(HiveAcidError, match=f"default.t is stored as {fmt}: reading it is not supported here"):
+        read_plain(None, table)  # type: ignore[arg-type]  # refused before any Spark call
