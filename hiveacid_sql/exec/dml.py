@@ -146,7 +146,8 @@ def _write_update(
         changed, [c.name for c in target.columns], stmt=statement_ids[0], data_types=data_types(target),
         new_part_dir=part_dir, new_bucket_id=bucket,
     )
-    files = write_changes(events, sink, settings.value(DRIVER_WRITE_MAX_ROWS))
+    limit = settings.value(DRIVER_WRITE_MAX_ROWS)
+    files = write_changes(events, sink, limit, keep=not _surely_fits(binder, target, 2, limit))
     updated = _rows(files, "delete")  # each updated row: one delete event and its new version
     return files, "u", {"num_updated_rows": updated, "num_affected_rows": updated}
 
@@ -156,8 +157,22 @@ def _write_delete(
 ) -> _Leg:
     target = plan.target
     events = delete_events(changed, [c.name for c in target.columns], stmt=statement_ids[0], data_types=data_types(target))
-    files = write_changes(events, sink, settings.value(DRIVER_WRITE_MAX_ROWS))
+    limit = settings.value(DRIVER_WRITE_MAX_ROWS)
+    files = write_changes(events, sink, limit, keep=not _surely_fits(binder, target, 1, limit))
     return files, "d", _insert_delete_counts(files)
+
+
+def _surely_fits(binder: Binder, target: TableDef, events_per_row: int, limit: int) -> bool:
+    """Whether the target's snapshot holds so few rows (its files' footers, already read by the scan and
+    cached) that the statement's events cannot outnumber ``limit``: an UPDATE writes two events per row it
+    changes, a DELETE one. Then the events are not kept by Spark: the driver's collect is their only pass,
+    and on a table with delete deltas keeping them cost a job of its own."""
+    files = binder.files.get(target.qualified_name)
+    if files is None or limit <= 0:
+        return False
+    fs, _ = filesystem_for(target.location)
+    rows = sum(f.num_rows for f in files.footers(fs, (*files.data_files, *files.original_files)))
+    return rows * events_per_row <= limit
 
 
 def _write_merge(

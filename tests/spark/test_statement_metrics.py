@@ -74,6 +74,10 @@ def test_a_small_update_is_one_job_and_its_partition_filter_none(spark, acid):
     acid.sql("INSERT INTO t SELECT id, concat('v', id) FROM range(0, 100)")
     _, work = measure(spark, lambda: acid.sql("UPDATE t SET v = 'x' WHERE id = 7"))
     assert work.jobs == 1
+    # With a delete delta: its broadcast, then the collect; the events are not kept (a job of its own) since
+    # the footers say 100 rows cannot make more events than the driver limit.
+    _, work = measure(spark, lambda: acid.sql("UPDATE t SET v = 'y' WHERE id = 8"))
+    assert work.jobs == 2
     acid.sql(
         "CREATE TABLE p (id int, v string) PARTITIONED BY (s string, d int) STORED AS ORC "
         "TBLPROPERTIES ('transactional'='true')"
