@@ -299,13 +299,14 @@ def table_schema(draw: st.DrawFn, name: str) -> Table:
     partition = None
     if draw(st.integers(0, 2)) == 0:
         partition = Column("p", draw(st.sampled_from(["int", "string"])))
-    if draw(st.integers(0, 4)) == 0:  # a plain partitioned (or not) Parquet table; plain tables have no buckets
-        return Table(name, columns, partition, plain=True)
+    plain = draw(st.integers(0, 4)) == 0  # a plain Parquet table, partitioned or not, bucketed or not
     buckets = draw(st.sampled_from([None, None, 2, 3]))
     bucket_column = "k"
     if buckets:
         bucket_column = draw(st.sampled_from([c.name for c in columns if c.type in ("int", "string", "bigint")]))
-    insert_only = None if buckets else draw(st.sampled_from([None, None, "ORC", "PARQUET"]))
+    if plain:
+        return Table(name, columns, partition, buckets, bucket_column, plain=True)
+    insert_only = draw(st.sampled_from([None, None, "ORC", "PARQUET"]))
     return Table(name, columns, partition, buckets, bucket_column, insert_only)
 
 
