@@ -81,35 +81,50 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
-def tree_cpu_seconds(root: int | None = None) -> float | None:
-    """User + system CPU seconds of ``root`` (default: this process), its descendants and reaped children."""
+def tree_cpu_ticks(root: int | None = None) -> dict[int, int] | None:
+    """Per process of the tree under ``root`` (default: this process): its user + system CPU ticks, reaped
+    children's included (utime, stime, cutime, cstime)."""
     root = os.getpid() if root is None else root
     try:
         tree = _children()
     except OSError:
         return None
-    total_ticks, todo = 0, [root]
+    ticks: dict[int, int] = {}
+    todo = [root]
     while todo:
         pid = todo.pop()
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue  # ended meanwhile
-        total_ticks += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+        ticks[pid] = sum(int(f) for f in fields[11:15])
         todo += tree.get(pid, [])
-    return total_ticks / _CLOCK_TICKS
+    return ticks
+
+
+def cpu_seconds_between(before: dict[int, int] | None, after: dict[int, int] | None) -> float | None:
+    """CPU seconds the tree used between two :func:`tree_cpu_ticks` readings, never negative.
+
+    Why per process: a process that ended in between (a Spark Python worker past its idle time) takes its
+    ticks out of a sum over the tree; when it was reaped outside the tree its ticks appear nowhere, and a
+    plain difference of sums went below zero. Only processes alive at both readings are compared (each one's
+    counters only grow), and those born in between count whole; what an ended process used in between counts
+    where its parent reaped it (cutime), if that parent is in the tree."""
+    if before is None or after is None:
+        return None
+    ticks = sum(t - before.get(pid, 0) for pid, t in after.items())
+    return ticks / _CLOCK_TICKS
 
 
 def timed(fn: Callable[[], object]) -> RunSample:
     """Run ``fn`` once; its wall time, CPU time and the driver's peak RSS during the run."""
     per_run = _reset_peak_rss()
     rss_start = _status_kb("VmRSS")
-    cpu_before = tree_cpu_seconds()
+    cpu_before = tree_cpu_ticks()
     started = time.perf_counter()
     fn()
     seconds = time.perf_counter() - started
-    cpu_after = tree_cpu_seconds()
-    cpu = cpu_after - cpu_before if cpu_before is not None and cpu_after is not None else None
+    cpu = cpu_seconds_between(cpu_before, tree_cpu_ticks())
     start_mb = rss_start / 1024 if rss_start is not None else None
     hwm = _status_kb("VmHWM") if per_run else None
     if hwm is None:  # ru_maxrss is in KiB on Linux

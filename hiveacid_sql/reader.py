@@ -685,23 +685,28 @@ def _text_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns, serde:
     if escape is not None:  # LazySerDeParameters.getByte, as for the separator
         escape = chr(int(escape) & 0xFF) if escape.lstrip("-").isdigit() else (escape[:1] or "\\")
     columns: list[list[str | None]] = [[] for _ in cols]
-    for p in paths:
-        with fs.open_input_stream(p) as f:
-            text = f.read().decode("utf-8", errors="replace")
-        lines = text.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        for line in lines:
-            line = line.removesuffix("\r")
-            fields = line.split(delim) if escape is None else _split_escaped(line, delim, escape)
-            for i, out in enumerate(columns):
-                value = fields[i] if i < len(fields) else None
-                out.append(None if value is None or value == null_text else value)
+    for line in _lines_of(fs, paths):
+        line = line.removesuffix("\r")
+        fields = line.split(delim) if escape is None else _split_escaped(line, delim, escape)
+        for i, out in enumerate(columns):
+            value = fields[i] if i < len(fields) else None
+            out.append(None if value is None or value == null_text else value)
     if escape is not None:
         for out, (_n, htype) in zip(columns, cols, strict=True):
             if htype.name in ("string", "varchar", "char"):
                 out[:] = [None if v is None else _unescaped(v, escape) for v in out]
     return _typed_columns(columns, cols)
+
+
+def _lines_of(fs: pafs.FileSystem, paths: Sequence[str]) -> Iterator[str]:
+    """The lines of text files, file after file, as Hive's line reader gives them (split at LF; the last
+    line's LF optional; undecodable bytes replaced): one reader for the text, CSV and JSON serdes."""
+    for p in paths:
+        with fs.open_input_stream(p) as f:
+            lines = f.read().decode("utf-8", errors="replace").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        yield from lines
 
 
 def _typed_columns(columns: list[list[str | None]], cols: Columns) -> pa.Table:
@@ -726,14 +731,9 @@ def _json_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns) -> pa.
         raise PlanError(f"read_table reads JsonSerDe tables of primitive columns only ({complex_cols[0]} is not)")
     names = [name for name, _ in cols]
     columns: list[list[str | None]] = [[] for _ in cols]
-    for p in paths:
-        with fs.open_input_stream(p) as f:
-            lines = f.read().decode("utf-8", errors="replace").split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        for line in lines:
-            for out, value in zip(columns, json_fields(line, names, [False] * len(names)), strict=True):
-                out.append(value)
+    for line in _lines_of(fs, paths):
+        for out, value in zip(columns, json_fields(line, names, [False] * len(names)), strict=True):
+            out.append(value)
     return _typed_columns(columns, cols)
 
 
@@ -744,15 +744,10 @@ def _csv_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns, serde: 
 
     fmt = CsvFormat.of(serde)
     columns: list[list[str | None]] = [[] for _ in cols]
-    for p in paths:
-        with fs.open_input_stream(p) as f:
-            lines = f.read().decode("utf-8", errors="replace").split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        for line in lines:
-            fields = parse_line(line.removesuffix("\r"), fmt)
-            for i, out in enumerate(columns):
-                out.append(fields[i] if i < len(fields) else None)
+    for line in _lines_of(fs, paths):
+        fields = parse_line(line.removesuffix("\r"), fmt)
+        for i, out in enumerate(columns):
+            out.append(fields[i] if i < len(fields) else None)
     return _typed_columns(columns, cols)
 
 
