@@ -18,8 +18,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 import hiveacid_sql
 from hiveacid_sql import read_table
 
@@ -74,7 +72,6 @@ def _kill_while_streaming(warehouse: Path, url: str, source: Path, checkpoint: P
             proc.wait()
 
 
-@pytest.mark.release  # CI budget: two driver JVMs (~45 s); CI runs the connection API's kill below
 def test_a_killed_stream_restarted_from_its_checkpoint_writes_every_row_exactly_once(tmp_path, spark) -> None:
     rng = random.Random("stream-kill")
     warehouse, source, checkpoint = tmp_path / "wh", tmp_path / "in", tmp_path / "checkpoint"
