@@ -10,53 +10,28 @@ included), dates and timestamps as Hive's text (``2024-01-02 03:04:05``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
-import pyarrow as pa
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from hiveacid_sql.acid.hive_types import HiveType
-from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
+from hiveacid_sql.exec.text_lines import read_split_lines
 
-_STRINGS = frozenset({"string", "varchar", "char"})
 _TEMPORAL = frozenset({"date", "timestamp"})
-
-
-def _fields(columns: Sequence[tuple[str, HiveType]]) -> Column:
-    names = [n for n, _ in columns]
-    complex_columns = [not t.is_primitive for _, t in columns]
-
-    def parse(lines: pa.Array) -> pa.Array:
-        from hiveacid_sql.acid.jsonrow import json_fields
-
-        rows = [None if s is None else json_fields(s, names, complex_columns) for s in lines.to_pylist()]
-        return pa.array(rows, pa.list_(pa.string()))
-
-    return F.arrow_udf(parse, "array<string>")(F.col("value"))  # type: ignore[call-overload]
 
 
 def read_json_table(
     spark: SparkSession, location: str | list[str], columns: Sequence[tuple[str, HiveType]]
 ) -> DataFrame:
     """The rows of a JsonSerDe table's files (an empty frame when its directory holds none)."""
-    try:
-        lines = spark.read.text(location)
-    except Exception:  # noqa: BLE001 - an empty or missing directory reads as an empty table
-        return spark.createDataFrame([], spark_schema(list(columns)))
-    fields = lines.select(_fields(columns).alias("f"))
-    out = []
-    for i, (name, htype) in enumerate(columns):
-        raw = F.get(F.col("f"), i)
-        target = to_spark_type(htype)
-        if not htype.is_primitive:
-            value = F.from_json(raw, target)  # type: ignore[arg-type]
-        elif htype.name in _STRINGS:
-            value = raw
-        else:
-            value = raw.try_cast(target)
-        out.append(value.cast(target).alias(name))
-    return fields.select(*out)
+    from hiveacid_sql.acid.jsonrow import json_fields
+
+    split = functools.partial(
+        json_fields, names=[n for n, _ in columns], complex_columns=[not t.is_primitive for _, t in columns]
+    )
+    return read_split_lines(spark, location, columns, split)
 
 
 def write_json_table(

@@ -6,43 +6,25 @@ Hive casts a string (a value that does not parse is NULL).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import pyarrow as pa
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from hiveacid_sql.acid.hive_types import HiveType
 from hiveacid_sql.acid.opencsv import CsvFormat
-from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
-
-_STRINGS = frozenset({"string", "varchar", "char"})
-
-
-def _fields(fmt: CsvFormat) -> Column:
-    def parse(lines: pa.Array) -> pa.Array:
-        from hiveacid_sql.acid.opencsv import parse_line
-
-        return pa.array([None if s is None else parse_line(s, fmt) for s in lines.to_pylist()], pa.list_(pa.string()))
-
-    return F.arrow_udf(parse, "array<string>")(F.col("value"))  # type: ignore[call-overload]
+from hiveacid_sql.exec.text_lines import read_split_lines
 
 
 def read_csv_table(
     spark: SparkSession, location: str | list[str], columns: Sequence[tuple[str, HiveType]], fmt: CsvFormat
 ) -> DataFrame:
     """The rows of an OpenCSVSerde table's files (an empty frame when its directory holds none)."""
-    try:
-        lines = spark.read.text(location)
-    except Exception:  # noqa: BLE001 - an empty or missing directory reads as an empty table
-        return spark.createDataFrame([], spark_schema(list(columns)))
-    fields = lines.select(_fields(fmt).alias("f"))
-    out = []
-    for i, (name, htype) in enumerate(columns):
-        raw = F.get(F.col("f"), i)  # NULL past the last field
-        value = raw if htype.name in _STRINGS else raw.try_cast(to_spark_type(htype))
-        out.append(value.cast(to_spark_type(htype)).alias(name))
-    return fields.select(*out)
+    from hiveacid_sql.acid.opencsv import parse_line
+
+    return read_split_lines(spark, location, columns, functools.partial(parse_line, fmt=fmt))
 
 
 def encode_csv(df: DataFrame, columns: Sequence[tuple[str, HiveType]], fmt: CsvFormat, *, keep: Sequence[str] = ()) -> DataFrame:
