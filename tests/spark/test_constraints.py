@@ -30,6 +30,20 @@ NUMERIC = (
 def _rows(acid, sql: str) -> list[tuple]:
     return [tuple(r) for r in acid.sql(sql).collect()]
 
+def _violation_changes_nothing(
+    acid, warehouse: Path, table: str, rows: list[tuple], statement: str, *fragments: str
+) -> None:
+    """``statement`` fails with one line holding every fragment; the table still holds ``rows`` (by its first
+    column) and the files it had (the aborted write left nothing)."""
+    before = sorted(p.name for p in (warehouse / table).iterdir())
+    with pytest.raises(HiveAcidError) as err:
+        acid.sql(statement)
+    message = str(err.value)
+    assert "\n" not in message
+    assert all(f in message for f in fragments), message
+    assert _rows(acid, f"SELECT * FROM {table} ORDER BY 1") == rows
+    assert sorted(p.name for p in (warehouse / table).iterdir()) == before
+
 
 def test_default_constraint_q_rows_describe_and_store(acid, warehouse: Path) -> None:
     """default_constraint.q's first table: INSERT with a column list fills the others with their DEFAULT;
@@ -115,14 +129,9 @@ def test_not_null_violation_fails_in_one_line_and_writes_nothing(
         "CREATE TABLE nn (id INT, v STRING NOT NULL ENFORCED) STORED AS ORC TBLPROPERTIES ('transactional'='true')"
     )
     acid.sql("INSERT INTO nn VALUES (1, 'a')")
-    before = sorted(p.name for p in (warehouse / "nn").iterdir())
-    with pytest.raises(HiveAcidError) as err:
-        acid.sql(statement)
-    message = str(err.value)
-    assert "\n" not in message
-    assert "Either CHECK or NOT NULL constraint violated! (column default.nn.v is NOT NULL)" in message
-    assert _rows(acid, "SELECT * FROM nn") == [(1, "a")]
-    assert sorted(p.name for p in (warehouse / "nn").iterdir()) == before  # the aborted write left nothing
+    _violation_changes_nothing(
+        acid, warehouse, "nn", [(1, "a")], statement, "Either CHECK or NOT NULL constraint violated! (column default.nn.v is NOT NULL)"
+    )
     states = _rows(acid, "SHOW TRANSACTIONS")
     assert any(r[1] == "ABORTED" for r in states)
 
@@ -265,14 +274,10 @@ def test_check_violation_fails_in_one_line_and_writes_nothing(acid, warehouse: P
     Hive's words; NULL passes (SQL's rule, Hive's ``enforce_constraint(.. IS NOT FALSE)``)."""
     acid.sql(CHECKED)
     acid.sql("INSERT INTO ck VALUES (1, 1, 2), (2, NULL, 1)")
-    before = sorted(p.name for p in (warehouse / "ck").iterdir())
-    with pytest.raises(HiveAcidError) as err:
-        acid.sql(statement)
-    message = str(err.value)
-    assert "\n" not in message
-    assert "Either CHECK or NOT NULL constraint violated! (" in message and constraint in message
-    assert _rows(acid, "SELECT * FROM ck ORDER BY id") == [(1, 1, 2), (2, None, 1)]
-    assert sorted(p.name for p in (warehouse / "ck").iterdir()) == before
+    _violation_changes_nothing(
+        acid, warehouse, "ck", [(1, 1, 2), (2, None, 1)], statement, "Either CHECK or NOT NULL constraint violated! (",
+        constraint,
+    )
 
 
 def test_check_constraints_stored_shown_and_disabled_ones_not_enforced(acid, warehouse: Path) -> None:
