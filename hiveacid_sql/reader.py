@@ -18,11 +18,12 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import datetime as dt
+import functools
 import os
 import socket
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -684,13 +685,13 @@ def _text_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns, serde:
     escape = serde.get("escape.delim")
     if escape is not None:  # LazySerDeParameters.getByte, as for the separator
         escape = chr(int(escape) & 0xFF) if escape.lstrip("-").isdigit() else (escape[:1] or "\\")
-    columns: list[list[str | None]] = [[] for _ in cols]
-    for line in _lines_of(fs, paths):
+
+    def split(line: str) -> list[str | None]:
         line = line.removesuffix("\r")
         fields = line.split(delim) if escape is None else _split_escaped(line, delim, escape)
-        for i, out in enumerate(columns):
-            value = fields[i] if i < len(fields) else None
-            out.append(None if value is None or value == null_text else value)
+        return [None if value == null_text else value for value in fields]
+
+    columns = _fields_by_column(_lines_of(fs, paths), len(cols), split)
     if escape is not None:
         for out, (_n, htype) in zip(columns, cols, strict=True):
             if htype.name in ("string", "varchar", "char"):
@@ -707,6 +708,19 @@ def _lines_of(fs: pafs.FileSystem, paths: Sequence[str]) -> Iterator[str]:
         if lines and lines[-1] == "":
             lines.pop()
         yield from lines
+
+
+def _fields_by_column(
+    lines: Iterator[str], count: int, split: Callable[[str], Sequence[str | None]]
+) -> list[list[str | None]]:
+    """Each line cut by its serde's ``split`` into fields, gathered column by column: fields past ``count``
+    ignored, missing trailing ones NULL (as every Hive text serde reads a short line)."""
+    columns: list[list[str | None]] = [[] for _ in range(count)]
+    for line in lines:
+        fields = split(line)
+        for i, out in enumerate(columns):
+            out.append(fields[i] if i < len(fields) else None)
+    return columns
 
 
 def _typed_columns(columns: list[list[str | None]], cols: Columns) -> pa.Table:
@@ -730,11 +744,8 @@ def _json_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns) -> pa.
     if complex_cols:
         raise PlanError(f"read_table reads JsonSerDe tables of primitive columns only ({complex_cols[0]} is not)")
     names = [name for name, _ in cols]
-    columns: list[list[str | None]] = [[] for _ in cols]
-    for line in _lines_of(fs, paths):
-        for out, value in zip(columns, json_fields(line, names, [False] * len(names)), strict=True):
-            out.append(value)
-    return _typed_columns(columns, cols)
+    split = functools.partial(json_fields, names=names, complex_columns=[False] * len(names))
+    return _typed_columns(_fields_by_column(_lines_of(fs, paths), len(cols), split), cols)
 
 
 def _csv_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns, serde: Mapping[str, str]) -> pa.Table:
@@ -743,11 +754,7 @@ def _csv_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns, serde: 
     from hiveacid_sql.acid.opencsv import CsvFormat, parse_line
 
     fmt = CsvFormat.of(serde)
-    columns: list[list[str | None]] = [[] for _ in cols]
-    for line in _lines_of(fs, paths):
-        fields = parse_line(line.removesuffix("\r"), fmt)
-        for i, out in enumerate(columns):
-            out.append(fields[i] if i < len(fields) else None)
+    columns = _fields_by_column(_lines_of(fs, paths), len(cols), lambda line: parse_line(line.removesuffix("\r"), fmt))
     return _typed_columns(columns, cols)
 
 
