@@ -108,9 +108,9 @@ class DmlRunner:
             )
             with ctx.bound(snapshot) as binder, hive_value_semantics(ctx.spark, strict=strict):
                 written = write_plain_target(binder, plan, locations)
-            if written.partitions:
-                ctx.catalog.add_partitions(target.db, target.name, written.partitions, if_not_exists=True)
-            ctx.catalog.mark_stats_stale(target.db, target.name, None if written.whole_table else written.partitions)
+            ctx.catalog.record_plain_write(
+                target.db, target.name, written.partitions, whole_table=written.whole_table
+            )
             count = written.rows
         except HiveAcidError:
             raise

@@ -379,6 +379,19 @@ class Catalog:
         wanted = None if partitions is None else list(partitions)
         self._db.run_write(lambda conn: mark_stats_stale(conn, db, name, wanted))
 
+    def record_plain_write(self, db: str, name: str, partitions: Iterable[str], *, whole_table: bool) -> None:
+        """After a plain (non-ACID) table's INSERT: register the partitions it wrote into and clear Hive's
+        statistics of what it wrote, in one database transaction (one round trip per statement, not two)."""
+        names = list(partitions)
+        stale = None if whole_table else names
+
+        def work(conn: Connection) -> None:
+            if names:
+                register_partitions(conn, db, name, names, True, None, None)
+            mark_stats_stale(conn, db, name, stale)
+
+        self._db.run_write(work)
+
     def drop_partitions(self, db: str, name: str, names: Iterable[str]) -> list[str]:
         """Remove partitions from the catalog (not their files); returns the names that existed."""
         db, name = db.strip().lower(), name.strip().lower()

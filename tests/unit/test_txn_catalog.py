@@ -417,6 +417,22 @@ def test_plain_write_clears_hive_stats_flag(store: TxnStore) -> None:
     assert _stats_flags(store, "plain") == {}
 
 
+def test_plain_insert_registers_partitions_and_clears_stats_in_one_call(store: TxnStore) -> None:
+    """A plain INSERT's one catalog call: the new partition is registered (without a flag), the written
+    existing partition and the table lose theirs, the untouched partition keeps it."""
+    catalog = store.catalog
+    catalog.create_table(
+        acid("plain", params={}, table_type="EXTERNAL_TABLE", partition_keys=(Column("day", "string"),))
+    )
+    catalog.add_partitions("default", "plain", ["day=1", "day=2"])
+    _hive_marks_stats_accurate(store, "plain")
+    catalog.record_plain_write("default", "plain", ["day=2", "day=3"], whole_table=False)
+    assert [p.name for p in catalog.list_partitions("default", "plain")] == ["day=1", "day=2", "day=3"]
+    assert set(_stats_flags(store, "plain")) == {"day=1"}
+    catalog.record_plain_write("default", "plain", [], whole_table=True)
+    assert _stats_flags(store, "plain") == {}
+
+
 def test_sort_columns_stored_in_sort_cols_and_copied_to_partitions(store: TxnStore, catalog: Catalog) -> None:
     """SORTED BY of a bucketed table: ``SORT_COLS`` rows (column, Hive's Order 1 ASC / 0 DESC) under the
     table's storage descriptor and, as Hive copies them, each partition's."""
