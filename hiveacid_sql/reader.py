@@ -641,8 +641,10 @@ def _plain_files(
         return _csv_files(fs, paths, cols, serde or {})
     if fmt == "json":
         return _json_files(fs, paths, cols)
+    if fmt == "avro":
+        return _avro_files(fs, paths, cols)
     if fmt not in ("orc", "parquet"):
-        raise PlanError(f"read_table reads plain ORC, Parquet and TEXTFILE files, not {fmt.upper()}")
+        raise PlanError(f"read_table reads plain ORC, Parquet, Avro and TEXTFILE files, not {fmt.upper()}")
     pieces = []
     for p in paths:
         if fmt == "orc":
@@ -746,6 +748,19 @@ def _json_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns) -> pa.
     names = [name for name, _ in cols]
     split = functools.partial(json_fields, names=names, complex_columns=[False] * len(names))
     return _typed_columns(_fields_by_column(_lines_of(fs, paths), len(cols), split), cols)
+
+
+def _avro_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns) -> pa.Table:
+    """AvroSerDe files: each record's fields by name (:mod:`hiveacid_sql.acid.avro`, the reader Spark's tasks
+    use too)."""
+    from hiveacid_sql.acid.avro import read_avro
+
+    schema = table_schema(cols)
+    batches: list[pa.RecordBatch] = []
+    for p in paths:
+        with fs.open_input_file(p) as f:
+            batches.extend(b.cast(schema) for b in read_avro(f, cols))
+    return pa.Table.from_batches(batches, schema=schema)
 
 
 def _csv_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns, serde: Mapping[str, str]) -> pa.Table:

@@ -16,6 +16,11 @@ from typing import TYPE_CHECKING
 import pyarrow.fs as pafs
 from sqlglot import exp
 
+from hiveacid_sql.acid.avro import PROPERTIES as AVRO_PROPERTIES
+from hiveacid_sql.acid.avro import SCHEMA_LITERAL as AVRO_SCHEMA_LITERAL
+from hiveacid_sql.acid.avro import SCHEMA_URL as AVRO_SCHEMA_URL
+from hiveacid_sql.acid.avro import SERDE_CLASS as AVRO_SERDE
+from hiveacid_sql.acid.avro import check_avro_type, schema_columns, table_schema_json
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.acid.jsonrow import SERDE_CLASS as JSON_SERDE
 from hiveacid_sql.acid.jsonrow import SERDE_CLASSES as JSON_SERDES
@@ -35,13 +40,14 @@ from hiveacid_sql.sql import nodes
 from hiveacid_sql.sql.parse import parse_one
 from hiveacid_sql.sql.tree import literal_text, table_names, where_is
 from hiveacid_sql.txn import Column, TableDef
+from hiveacid_sql.txn.tabledef import STORAGE_CLASSES
 
 if TYPE_CHECKING:
 
     from hiveacid_sql.engine.context import StatementContext
     from hiveacid_sql.exec.frames import LocalFrame
 
-_FORMATS = {"ORC": "orc", "PARQUET": "parquet", "TEXTFILE": "textfile", "JSONFILE": "json"}  # JSONFILE: Hive 4's JsonSerDe text
+_FORMATS = {"ORC": "orc", "PARQUET": "parquet", "TEXTFILE": "textfile", "JSONFILE": "json", "AVRO": "avro"}  # JSONFILE: Hive 4's JsonSerDe text
 
 
 def spark_to_hive_type(simple: str) -> str:
@@ -102,14 +108,17 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
     serde_params: dict[str, str] = {}
     row_format = False
     serde_format: str | None = None  # a text serde other than LazySimpleSerDe: "csv" or "json"
+    avro_serde = False  # ROW FORMAT SERDE '..AvroSerDe'
     transactional_keyword = False
     for prop in (properties.expressions if (properties := tree.args.get("properties")) else []):
-        if isinstance(prop, exp.FileFormatProperty):
+        if isinstance(prop, exp.FileFormatProperty) and isinstance(prop.this, exp.InputOutputFormat):
+            storage = _input_output_format(prop.this)
+        elif isinstance(prop, exp.FileFormatProperty):
             fmt = (prop.name or literal_text(prop.this) or "").upper()
             if not fmt:
                 raise PlanError(f"{where_is(table_node)}STORED AS needs a format (ORC, PARQUET or TEXTFILE)")
             if fmt not in _FORMATS:
-                raise UnsupportedStatementError(f"STORED AS {fmt} is not supported (ORC, PARQUET, TEXTFILE, JSONFILE are)")
+                raise UnsupportedStatementError(f"STORED AS {fmt} is not supported (ORC, PARQUET, TEXTFILE, JSONFILE, AVRO are)")
             storage = _FORMATS[fmt]
         elif isinstance(prop, exp.LocationProperty):
             location = literal_text(prop.this)
@@ -135,6 +144,9 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
             if prop.args.get("serde_properties") is not None:
                 raise UnsupportedStatementError(f"SERDEPROPERTIES of JsonSerDe are not supported ({db}.{name})")
             serde_format = "json"
+        elif isinstance(prop, exp.RowFormatSerdeProperty) and literal_text(prop.this) == AVRO_SERDE:
+            serde_params.update(_avro_properties(prop, f"{db}.{name}"))
+            avro_serde = True
         elif isinstance(prop, exp.RowFormatDelimitedProperty | exp.RowFormatSerdeProperty):
             serde_params.update(_row_format(prop, f"{db}.{name}"))
             row_format = True
@@ -162,6 +174,14 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
     if query is not None and not columns:
         df = ctx.query_frame(query)
         columns = tuple(Column(f.name.lower(), spark_to_hive_type(f.dataType.simpleString())) for f in df.schema.fields)
+    if avro_serde:
+        if storage not in (None, "avro"):
+            raise UnsupportedStatementError(
+                f"ROW FORMAT SERDE '{AVRO_SERDE}' needs STORED AS AVRO ({db}.{name} is stored as {storage.upper()})"
+            )
+        storage = "avro"
+    if storage == "avro":
+        columns = _avro_columns(ctx, columns, {**params, **serde_params}, f"{db}.{name}")
     if not columns:
         raise PlanError(f"{where_is(table_node)}CREATE TABLE {db}.{name} needs at least one column")
     if serde_format is not None:  # OpenCSVSerde and JsonSerDe read text files: STORED AS TEXTFILE or nothing
@@ -266,6 +286,63 @@ def _opencsv_properties(prop: exp.RowFormatSerdeProperty, qualified: str) -> dic
             raise UnsupportedStatementError(f"SERDEPROPERTIES '{key}' of OpenCSVSerde needs a character ({qualified})")
         out[known[key.lower()]] = value
     return out
+
+
+def _input_output_format(node: exp.InputOutputFormat) -> str:
+    """The storage format of ``STORED AS INPUTFORMAT '..' OUTPUTFORMAT '..'`` (the classes Hive records for
+    ORC, Parquet, text and Avro); other classes are refused in one line."""
+    pair = (literal_text(node.args.get("input_format")), literal_text(node.args.get("output_format")))
+    for fmt in ("orc", "parquet", "textfile", "avro"):
+        if pair == STORAGE_CLASSES[fmt][:2]:
+            return fmt
+    raise UnsupportedStatementError(
+        f"STORED AS INPUTFORMAT '{pair[0]}' OUTPUTFORMAT '{pair[1]}' is not supported (ORC's, Parquet's, text's and "
+        "Avro's classes are)"
+    )
+
+
+def _avro_properties(prop: exp.RowFormatSerdeProperty, qualified: str) -> dict[str, str]:
+    """``ROW FORMAT SERDE '..AvroSerDe' WITH SERDEPROPERTIES (..)``: the schema properties AvroSerDe reads;
+    another property is refused (never dropped)."""
+    out: dict[str, str] = {}
+    props = prop.args.get("serde_properties")
+    for item in props.expressions if props is not None else []:
+        key = (literal_text(item.this) or "").lower()
+        if key not in AVRO_PROPERTIES:
+            raise UnsupportedStatementError(
+                f"SERDEPROPERTIES '{key}' is not supported for AvroSerDe ({qualified}): {', '.join(AVRO_PROPERTIES)} are"
+            )
+        out[key] = literal_text(item.args.get("value")) or ""
+    return out
+
+
+def _avro_columns(
+    ctx: StatementContext, columns: tuple[Column, ...], props: dict[str, str], qualified: str
+) -> tuple[Column, ...]:
+    """An Avro table's columns: those of its ``avro.schema.literal`` / ``avro.schema.url`` when it has one
+    (Hive's AvroSerDe takes them from the schema, whatever the column list says), else the declared ones,
+    each of a type Hive gives an Avro type."""
+    text = table_schema_json(props, qualified, [], None, open_url=_read_text) if _external_schema(props) else None
+    if text is not None:
+        columns = tuple(Column(n, t, doc) for n, t, doc in schema_columns(text, qualified))
+    for col in columns:
+        check_avro_type(col.name, parse_hive_type(col.type), qualified)
+    return columns
+
+
+def _external_schema(props: dict[str, str]) -> bool:
+    keys = {k.lower(): v for k, v in props.items()}
+    return keys.get(AVRO_SCHEMA_LITERAL, "none") != "none" or keys.get(AVRO_SCHEMA_URL, "none") != "none"
+
+
+def _read_text(url: str) -> str:
+    """The text of a file (``avro.schema.url``) on the filesystems the warehouse reaches."""
+    fs, path = filesystem_for(url)
+    try:
+        with fs.open_input_stream(path) as f:
+            return f.read().decode("utf-8")
+    except OSError as exc:
+        raise CatalogError(f"cannot read avro.schema.url {url}: {exc}") from None
 
 
 def _check_serde_columns(storage: str, columns: tuple[Column, ...], qualified: str) -> None:

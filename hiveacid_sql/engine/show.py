@@ -182,12 +182,17 @@ def create_table_text(table: TableDef) -> str:
         lines.append(f"INTO {table.num_buckets} BUCKETS")
     serde = {k: v for k, v in table.serde_params.items() if (k, v) != ("serialization.format", "1")}
     csv = table.storage_format in ("csv", "json")  # OpenCSVSerde, JsonSerDe: the serde named, over text files
-    if serde or csv:
+    avro = table.storage_format == "avro"  # Hive 3.1 shows the serde and its container formats
+    if serde or csv or avro:
         lines.append(f"ROW FORMAT SERDE\n  {_quote(_serde(table))}")
     if serde:
         serde_props = ", ".join(f"{_quote(k)}={_quote(v)}" for k, v in sorted(serde.items()))
         lines.append(f"WITH SERDEPROPERTIES (\n  {serde_props})")
-    lines.append(f"STORED AS {'TEXTFILE' if csv else table.storage_format.upper()}")
+    if avro:
+        inp, out, _lib = STORAGE_CLASSES["avro"]
+        lines.append(f"STORED AS INPUTFORMAT\n  {_quote(inp)}\nOUTPUTFORMAT\n  {_quote(out)}")
+    else:
+        lines.append(f"STORED AS {'TEXTFILE' if csv else table.storage_format.upper()}")
     lines.append("LOCATION")
     lines.append(f"  {_quote(table.location)}")
     props = [f"  {_quote(k)}={_quote(v)}" for k, v in sorted(table.params.items())]

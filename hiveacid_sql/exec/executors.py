@@ -34,6 +34,7 @@ REQUIRED: dict[str, tuple[int, ...]] = {
     "pyorc": (0, 10),
     "pyarrow": (15,),
     "numpy": (1, 24),
+    "fastavro": (1, 9),
 }
 
 _PROBE_SOURCE = """

@@ -1,5 +1,6 @@
-"""Plain (non-transactional) tables: stored and read by Spark's own ORC and Parquet sources, and as text
-lines in Hive's LazySimpleSerDe layout (:mod:`hiveacid_sql.exec.textfile`).
+"""Plain (non-transactional) tables: stored and read by Spark's own ORC and Parquet sources, as text
+lines in Hive's LazySimpleSerDe layout (:mod:`hiveacid_sql.exec.textfile`) or another text serde, and as Avro
+files written and read by fastavro in Spark tasks (:mod:`hiveacid_sql.exec.avro`).
 
 They exist because MERGE sources and staging tables are usually plain. Dates and timestamps are proleptic
 Gregorian everywhere, as Hive 3.1 counts them: ORC files as :mod:`hiveacid_sql.exec.columns` describes,
@@ -28,6 +29,7 @@ from hiveacid_sql.acid.opencsv import CsvFormat
 from hiveacid_sql.acid.orc_footer import read_footer
 from hiveacid_sql.acid.partitions import unescape_path_name
 from hiveacid_sql.errors import AcidFormatError, UnsupportedStatementError
+from hiveacid_sql.exec.avro import avro_schema, read_avro_table, write_avro_table
 from hiveacid_sql.exec.columns import (
     PROLEPTIC_WRITE,
     read_orc,
@@ -61,7 +63,7 @@ _PARQUET_WRITE_CONF = {
 
 
 #: The formats plain and insert-only tables are read and written in.
-PLAIN_FORMATS = frozenset({"orc", "parquet", "textfile", "csv", "json"})
+PLAIN_FORMATS = frozenset({"orc", "parquet", "textfile", "csv", "json", "avro"})
 
 
 def _format(table: TableDef) -> str:
@@ -234,12 +236,14 @@ def _read_location(
     if fmt not in PLAIN_FORMATS:  # a table Hive made in a format we cannot read: never an empty answer
         raise UnsupportedStatementError(
             f"{table.qualified_name} is stored as {fmt}: reading it is not supported here "
-            "(ORC, Parquet, and text by LazySimpleSerDe, OpenCSVSerde or JsonSerDe are)"
+            "(ORC, Parquet, Avro, and text by LazySimpleSerDe, OpenCSVSerde or JsonSerDe are)"
         )
     if paths is not None and not paths:
         return spark.createDataFrame([], schema)
     if fmt == "json":
         return read_json_table(spark, location if paths is None else paths, columns)
+    if fmt == "avro":
+        return read_avro_table(spark, location if paths is None else paths, columns)
     if fmt == "csv":
         return read_csv_table(spark, location if paths is None else paths, columns, CsvFormat.of(table.serde_params))
     if fmt == "textfile":
@@ -270,6 +274,12 @@ def _write_files(df: DataFrame, table: TableDef, location: str, *, mode: str, pa
     fmt = _format(table)
     if fmt not in PLAIN_FORMATS:
         raise UnsupportedStatementError(f"{table.qualified_name} is stored as {fmt}: writing it is not supported here")
+    if fmt == "avro":
+        columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
+        write_avro_table(
+            df, location, columns, avro_schema(table), overwrite=mode == "overwrite", partition_by=partition_by
+        )
+        return
     if fmt == "json":
         columns = [(c.name, parse_hive_type(c.type)) for c in table.columns]
         write_json_table(df, location, columns, overwrite=mode == "overwrite", partition_by=partition_by)

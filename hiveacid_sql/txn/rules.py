@@ -41,7 +41,7 @@ def normalize_params(params: dict[str, str]) -> dict[str, str]:
 
 #: Storage formats an insert-only table may have here: those whose plain files we read and write (Hive
 #: allows any format; a format outside this set is refused by CREATE as any table of it is).
-INSERT_ONLY_FORMATS = frozenset({"orc", "parquet", "textfile", "csv", "json"})
+INSERT_ONLY_FORMATS = frozenset({"orc", "parquet", "textfile", "csv", "json", "avro"})
 
 
 def _check_acid_allowed(td: TableDef, storage_format: str, table_type: str, *, insert_only: bool = False) -> None:
@@ -49,7 +49,7 @@ def _check_acid_allowed(td: TableDef, storage_format: str, table_type: str, *, i
     be ORC (an insert-only one need not: "INSERT_ONLY tables don't have to conform to ACID requirement")."""
     if insert_only and storage_format not in INSERT_ONLY_FORMATS:
         raise CatalogError(
-            f"Insert-only transactional tables are stored as ORC, PARQUET or TEXTFILE here, not "
+            f"Insert-only transactional tables are stored as ORC, PARQUET, TEXTFILE or AVRO here, not "
             f"{storage_format.upper()}: {td.qualified_name}"
         )
     if not insert_only and storage_format != "orc":

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-StorageFormat = Literal["orc", "parquet", "textfile", "csv", "json"]
+StorageFormat = Literal["orc", "parquet", "textfile", "csv", "json", "avro"]
 TableType = Literal["MANAGED_TABLE", "EXTERNAL_TABLE", "VIRTUAL_VIEW"]
 
-STORAGE_FORMATS: frozenset[str] = frozenset({"orc", "parquet", "textfile", "csv", "json"})
+STORAGE_FORMATS: frozenset[str] = frozenset({"orc", "parquet", "textfile", "csv", "json", "avro"})
 TABLE_TYPES: frozenset[str] = frozenset({"MANAGED_TABLE", "EXTERNAL_TABLE"})
 #: Hive's table type of a view (``TableType.VIRTUAL_VIEW``): no location, its query in TBLS.VIEW_*_TEXT
 VIRTUAL_VIEW = "VIRTUAL_VIEW"

@@ -71,7 +71,7 @@ def test_text_of_another_serde_is_never_taken_for_lazy_simple_text() -> None:
     assert storage_format_of("org.apache.hadoop.mapred.SequenceFileInputFormat", "x") == "sequencefile"
 
 
-@pytest.mark.parametrize("fmt", ["textfile with regexserde", "avro", "sequencefile", "rcfile"])
+@pytest.mark.parametrize("fmt", ["textfile with regexserde", "sequencefile", "rcfile"])
 def test_a_table_in_a_format_we_cannot_read_is_refused_never_read_empty(fmt: str) -> None:
     """A table Hive made (shared metastore) in another format fails in one line before Spark is asked."""
     from hiveacid_sql.errors import HiveAcidError
@@ -81,3 +81,27 @@ def test_a_table_in_a_format_we_cannot_read_is_refused_never_read_empty(fmt: str
     table = TableDef("default", "t", (Column("a", "int"),), "/nowhere/t", storage_format=fmt, params={})
     with pytest.raises(HiveAcidError, match=f"default.t is stored as {fmt}: reading it is not supported here"):
         read_plain(None, table)  # type: ignore[arg-type]  # refused before any Spark call
+
+
+def test_avro_schema_is_the_one_hives_type_info_to_schema_derives() -> None:
+    """Record named after the table (namespace the database), every field ``["null", T]`` defaulting to null,
+    nested structs as records numbered inner first (``TypeInfoToSchema``'s counter), and back again
+    (``SchemaToTypeInfo``)."""
+    import json
+
+    from hiveacid_sql.acid.avro import schema_columns, table_schema_json
+    from hiveacid_sql.acid.hive_types import parse_hive_type
+
+    cols = [("a", parse_hive_type("struct<b:struct<c:int>,d:varchar(4)>"), "doc a"), ("m", parse_hive_type("map<string,decimal(3,1)>"), None)]
+    schema = json.loads(table_schema_json({}, "db.t", cols, "table doc"))
+    assert (schema["name"], schema["namespace"], schema["doc"]) == ("t", "db", "table doc")
+    outer = schema["fields"][0]["type"][1]
+    assert (outer["name"], outer["fields"][0]["type"][1]["name"]) == ("record_1", "record_0")
+    assert schema["fields"][0]["doc"] == "doc a" and schema["fields"][1]["default"] is None
+    assert schema["fields"][1]["type"] == ["null", {"type": "map", "values": ["null", {
+        "type": "bytes", "logicalType": "decimal", "precision": 3, "scale": 1}]}]
+    assert schema_columns(json.dumps(schema), "db.t") == [
+        ("a", "struct<b:struct<c:int>,d:varchar(4)>", "doc a"), ("m", "map<string,decimal(3,1)>", None)
+    ]
+    named = json.loads(table_schema_json({"avro.schema.name": "n", "avro.schema.namespace": "ns"}, "db.t", cols, None))
+    assert (named["name"], named["namespace"]) == ("n", "ns")

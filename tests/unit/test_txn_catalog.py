@@ -157,7 +157,7 @@ def test_duplicate_and_missing_tables(catalog: Catalog) -> None:
         ({"partition_keys": (Column("id", "int"),)}, "Duplicate column name: id"),
         ({"bucket_cols": ("nope",), "num_buckets": 2}, "Bucket column nope"),
         ({"bucket_cols": ("id",)}, "positive number of buckets"),
-        ({"storage_format": "avro", "params": {}}, "Unsupported storage format"),
+        ({"storage_format": "sequencefile", "params": {}}, "Unsupported storage format"),
     ],
 )
 def test_create_table_rules(catalog: Catalog, kw: dict, message: str) -> None:
