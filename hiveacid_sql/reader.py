@@ -640,7 +640,7 @@ def _plain_files(
     if fmt == "csv":
         return _csv_files(fs, paths, cols, serde or {})
     if fmt == "json":
-        return _json_files(fs, paths, cols)
+        return _json_files(fs, paths, cols, serde or {})
     if fmt == "avro":
         return _avro_files(fs, paths, cols)
     if fmt not in ("orc", "parquet"):
@@ -737,16 +737,20 @@ def _typed_columns(columns: list[list[str | None]], cols: Columns) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=table_schema(cols))
 
 
-def _json_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns) -> pa.Table:
+def _json_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns, serde: Mapping[str, str]) -> pa.Table:
     """JsonSerDe files of primitive columns: each line's values by key, without regard to case
-    (:mod:`hiveacid_sql.acid.jsonrow`), typed as a string is cast."""
+    (:mod:`hiveacid_sql.acid.jsonrow`; ``timestamp.formats`` as Hive 3.1 reads it), typed as a string is cast."""
     from hiveacid_sql.acid.jsonrow import json_fields
+    from hiveacid_sql.acid.timestamp_formats import PROPERTY
 
     complex_cols = [name for name, htype in cols if not htype.is_primitive]
     if complex_cols:
         raise PlanError(f"read_table reads JsonSerDe tables of primitive columns only ({complex_cols[0]} is not)")
     names = [name for name, _ in cols]
-    split = functools.partial(json_fields, names=names, complex_columns=[False] * len(names))
+    split = functools.partial(
+        json_fields, names=names, complex_columns=[False] * len(names),
+        timestamp_columns=[t.name == "timestamp" for _, t in cols], timestamp_formats=serde.get(PROPERTY),
+    )
     return _typed_columns(_fields_by_column(_lines_of(fs, paths), len(cols), split), cols)
 
 

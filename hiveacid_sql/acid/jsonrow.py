@@ -21,9 +21,24 @@ class JsonRowError(ValueError):
     """A line that is not one JSON object (Hive fails the query on it too)."""
 
 
-def json_fields(line: str, names: Sequence[str], complex_columns: Sequence[bool]) -> list[str | None]:
+def json_fields(
+    line: str, names: Sequence[str], complex_columns: Sequence[bool], timestamp_columns: Sequence[bool] = (),
+    timestamp_formats: str | None = None,
+) -> list[str | None]:
     """Each column's text in one JSON row: a primitive's text (a number as written, ``true`` / ``false``),
-    a complex column's JSON text (parsed by its type afterwards); None for a missing key or ``null``."""
+    a complex column's JSON text (parsed by its type afterwards); None for a missing key or ``null``. With
+    ``timestamp_formats`` (the table's ``timestamp.formats``), the text of each ``timestamp_columns`` column a
+    format takes becomes Hive's default timestamp text (:mod:`hiveacid_sql.acid.timestamp_formats`)."""
+    out = _json_fields(line, names, complex_columns)
+    if timestamp_formats:
+        from hiveacid_sql.acid.timestamp_formats import parser_of
+
+        parser = parser_of(timestamp_formats)
+        out = [parser.normalize(v) if ts else v for v, ts in zip(out, timestamp_columns, strict=True)]
+    return out
+
+
+def _json_fields(line: str, names: Sequence[str], complex_columns: Sequence[bool]) -> list[str | None]:
     if not line.strip():
         return [None] * len(names)
     try:

@@ -27,6 +27,9 @@ from hiveacid_sql.acid.jsonrow import SERDE_CLASSES as JSON_SERDES
 from hiveacid_sql.acid.listing import discover_partitions, filesystem_for, list_acid_dir, max_write_id_on_disk
 from hiveacid_sql.acid.opencsv import PROPERTIES as OPENCSV_PROPERTIES
 from hiveacid_sql.acid.opencsv import SERDE_CLASS as OPENCSV_SERDE
+from hiveacid_sql.acid.timestamp_formats import PROPERTY as TIMESTAMP_FORMATS
+from hiveacid_sql.acid.timestamp_formats import TimestampFormatError
+from hiveacid_sql.acid.timestamp_formats import check_formats as check_timestamp_formats
 from hiveacid_sql.engine.constraints import table_constraints
 from hiveacid_sql.errors import CatalogError, PlanError, UnsupportedStatementError
 from hiveacid_sql.exec.pruning import prune_partitions
@@ -141,8 +144,7 @@ def create_table(ctx: StatementContext, tree: exp.Create) -> None:
             serde_params.update(_opencsv_properties(prop, f"{db}.{name}"))
             serde_format = "csv"
         elif isinstance(prop, exp.RowFormatSerdeProperty) and literal_text(prop.this) in JSON_SERDES:
-            if prop.args.get("serde_properties") is not None:
-                raise UnsupportedStatementError(f"SERDEPROPERTIES of JsonSerDe are not supported ({db}.{name})")
+            serde_params.update(_json_properties(prop, f"{db}.{name}"))
             serde_format = "json"
         elif isinstance(prop, exp.RowFormatSerdeProperty) and literal_text(prop.this) == AVRO_SERDE:
             serde_params.update(_avro_properties(prop, f"{db}.{name}"))
@@ -285,6 +287,27 @@ def _opencsv_properties(prop: exp.RowFormatSerdeProperty, qualified: str) -> dic
         if not value:
             raise UnsupportedStatementError(f"SERDEPROPERTIES '{key}' of OpenCSVSerde needs a character ({qualified})")
         out[known[key.lower()]] = value
+    return out
+
+
+def _json_properties(prop: exp.RowFormatSerdeProperty, qualified: str) -> dict[str, str]:
+    """``ROW FORMAT SERDE '..JsonSerDe' WITH SERDEPROPERTIES (..)``: ``timestamp.formats``, the one property
+    Hive 3.1's JsonSerDe reads, its patterns checked now; another property is refused (never dropped)."""
+    out: dict[str, str] = {}
+    props = prop.args.get("serde_properties")
+    for item in props.expressions if props is not None else []:
+        key = (literal_text(item.this) or "").lower()
+        if key != TIMESTAMP_FORMATS:
+            raise UnsupportedStatementError(
+                f"SERDEPROPERTIES '{key}' is not supported for JsonSerDe ({qualified}): {TIMESTAMP_FORMATS} is "
+                "(the one Hive 3.1's JsonSerDe reads)"
+            )
+        value = literal_text(item.args.get("value")) or ""
+        try:
+            check_timestamp_formats(value)
+        except TimestampFormatError as exc:
+            raise UnsupportedStatementError(f"{exc} ({qualified})") from None
+        out[key] = value
     return out
 
 

@@ -11,7 +11,7 @@ included), dates and timestamps as Hive's text (``2024-01-02 03:04:05``).
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -23,13 +23,17 @@ _TEMPORAL = frozenset({"date", "timestamp"})
 
 
 def read_json_table(
-    spark: SparkSession, location: str | list[str], columns: Sequence[tuple[str, HiveType]]
+    spark: SparkSession, location: str | list[str], columns: Sequence[tuple[str, HiveType]],
+    serde: Mapping[str, str] | None = None,
 ) -> DataFrame:
-    """The rows of a JsonSerDe table's files (an empty frame when its directory holds none)."""
+    """The rows of a JsonSerDe table's files (an empty frame when its directory holds none); ``serde``: its
+    SERDE_PARAMS (``timestamp.formats`` read as Hive 3.1 reads it)."""
     from hiveacid_sql.acid.jsonrow import json_fields
+    from hiveacid_sql.acid.timestamp_formats import PROPERTY
 
     split = functools.partial(
-        json_fields, names=[n for n, _ in columns], complex_columns=[not t.is_primitive for _, t in columns]
+        json_fields, names=[n for n, _ in columns], complex_columns=[not t.is_primitive for _, t in columns],
+        timestamp_columns=[t.name == "timestamp" for _, t in columns], timestamp_formats=(serde or {}).get(PROPERTY),
     )
     return read_split_lines(spark, location, columns, split)
 

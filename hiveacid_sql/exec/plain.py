@@ -241,7 +241,7 @@ def _read_location(
     if paths is not None and not paths:
         return spark.createDataFrame([], schema)
     if fmt == "json":
-        return read_json_table(spark, location if paths is None else paths, columns)
+        return read_json_table(spark, location if paths is None else paths, columns, table.serde_params)
     if fmt == "avro":
         return read_avro_table(spark, location if paths is None else paths, columns)
     if fmt == "csv":

@@ -379,3 +379,45 @@ def test_avro_clauses_not_honoured_are_refused(acid, statement, message):
         acid.sql(statement)
     assert "\n" not in str(err.value)
     assert _rows(acid, "SHOW TABLES") == []
+
+
+def test_json_serde_timestamp_formats_read_as_hive_31_reads_them(acid, warehouse, tmp_path):
+    from hiveacid_sql.reader import read_table
+
+    data = tmp_path / "jts"
+    data.mkdir()
+    (data / "000000_0").write_text(
+        '{"id": 1, "ts": "2024-01-02T03:04:05.123+0100"}\n'  # the first pattern, its offset moved to UTC
+        '{"id": 2, "ts": 1420509274123}\n'  # millis
+        '{"id": 3, "ts": "02/Jan/2024:03:04:05"}\n'  # the pattern with an escaped comma-free literal
+        '{"id": 4, "ts": "2024-05-06 07:08:09"}\n'  # no format takes it: Hive's default text
+        '{"id": 5, "ts": "junk"}\n'
+    )
+    formats = "yyyy-MM-dd'T'HH:mm:ss.SSSZ,millis,dd/MMM/yyyy:HH:mm:ss"
+    acid.sql(
+        "CREATE EXTERNAL TABLE jts (id int, ts timestamp) ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.JsonSerDe' "
+        f"WITH SERDEPROPERTIES ('timestamp.formats'=\"{formats}\") STORED AS TEXTFILE LOCATION '{data}'"
+    )
+    assert acid.store.catalog.get_table("default", "jts").serde_params == {"timestamp.formats": formats}
+    expected = [
+        (1, "2024-01-02 02:04:05.123"), (2, "2015-01-06 01:54:34.123"), (3, "2024-01-02 03:04:05"),
+        (4, "2024-05-06 07:08:09"), (5, None),
+    ]
+    assert _rows(acid, "SELECT id, CAST(ts AS string) FROM jts ORDER BY id") == expected
+    got = sorted((r["id"], r["ts"]) for r in read_table("default.jts", warehouse=warehouse).to_pylist())
+    assert [(i, None if t is None else str(t).removesuffix("000")) for i, t in got] == [
+        (1, "2024-01-02 02:04:05.123"), (2, "2015-01-06 01:54:34.123"), (3, "2024-01-02 03:04:05"),
+        (4, "2024-05-06 07:08:09"), (5, None),
+    ]
+    text = _rows(acid, "SHOW CREATE TABLE jts")[0][0]
+    assert "WITH SERDEPROPERTIES (\n  'timestamp.formats'=" in text
+    for statement, message in [
+        ("CREATE TABLE x (a int) ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.JsonSerDe' "
+         "WITH SERDEPROPERTIES ('ignore.malformed.json'='true')", "SERDEPROPERTIES 'ignore.malformed.json' is not supported"),
+        ("CREATE TABLE x (a timestamp) ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.JsonSerDe' "
+         "WITH SERDEPROPERTIES ('timestamp.formats'='yyyy zzz')", "pattern letter 'z' is not supported here"),
+    ]:
+        with pytest.raises(HiveAcidError, match=message) as err:
+            acid.sql(statement)
+        assert "\n" not in str(err.value)
+    assert _rows(acid, "SHOW TABLES") == [("jts",)]

@@ -105,3 +105,25 @@ def test_avro_schema_is_the_one_hives_type_info_to_schema_derives() -> None:
     ]
     named = json.loads(table_schema_json({"avro.schema.name": "n", "avro.schema.namespace": "ns"}, "db.t", cols, None))
     assert (named["name"], named["namespace"]) == ("n", "ns")
+
+
+def test_timestamp_formats_follow_hive_31s_timestamp_parser() -> None:
+    """``timestamp.formats``: patterns split at unescaped commas, the first that takes the whole text wins
+    (``millis`` among them in its place), missing fields from 1970-01-01 00:00, an offset moved to UTC."""
+    from hiveacid_sql.acid.timestamp_formats import (
+        TimestampFormatError,
+        check_formats,
+        parser_of,
+        split_formats,
+    )
+
+    assert split_formats(r"d MMM\, yyyy,millis") == ["d MMM, yyyy", "millis"]
+    parser = parser_of(r"yyyyMMddHHmmss,millis,d MMM\, yyyy h:mm a,HH:mm,yyyy-MM-dd'T'HH:mm:ssZZ")
+    assert parser.normalize("20240102030405") == "2024-01-02 03:04:05.000000"  # before millis in the list
+    assert parser.normalize("-1000.5") == "1969-12-31 23:59:59.000000"
+    assert parser.normalize("3 Feb, 2024 1:05 PM") == "2024-02-03 13:05:00.000000"
+    assert parser.normalize("07:08") == "1970-01-01 07:08:00.000000"
+    assert parser.normalize("2024-01-02T03:04:05-02:30") == "2024-01-02 05:34:05.000000"
+    assert parser.normalize("2024-13-45T00:00:00Z") == "2024-13-45T00:00:00Z"  # no valid date: left to the default
+    with pytest.raises(TimestampFormatError, match="pattern letter 'w'"):
+        check_formats("yyyy-ww")
