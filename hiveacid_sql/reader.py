@@ -59,8 +59,11 @@ __all__ = ["ReadPlan", "plan_read", "read_table"]
 
 Filter: TypeAlias = "pc.Expression | Sequence[Any]"
 Columns = list[tuple[str, HiveType]]
-#: How long the read lease of a ``read_table`` call lasts at most (it is released when the read ends).
+#: How long the read lease of a :func:`plan_read` lasts (nothing heartbeats it: the rows are read elsewhere).
 READ_LEASE_SECONDS = 3600.0
+#: A ``read_table`` call's lease lapses this long after its last heartbeat (hive.txn.timeout's default); it is
+#: heartbeated while the read runs and released when the read ends.
+READ_LEASE_EXPIRY = 300.0
 
 
 def read_table(
@@ -165,14 +168,26 @@ def _read_named(
     threads: int | None,
 ) -> pa.Table:
     from hiveacid_sql.txn.compactions import ReadLeases
+    from hiveacid_sql.txn.heartbeat import Heartbeater
 
     with _opened_store(store_url_for(warehouse, store_url)) as store:
         leases = ReadLeases(store.engine)
         lease: list[int] = []
+        # Heartbeated while the read runs (started only once a lease is held): a process that dies mid-read,
+        # on any host, leaves its lease for READ_LEASE_EXPIRY at most.
+        heartbeat = Heartbeater(
+            store, None, READ_LEASE_EXPIRY / 2, lease_s=READ_LEASE_EXPIRY, name="hiveacid-read-lease"
+        )
+
+        def take(db: str, tname: str) -> None:
+            lease.extend(_lease(leases, db, tname, READ_LEASE_EXPIRY))
+            heartbeat.hold_leases(lease)
+
         try:
-            plan = _resolve(store, name, request, filter, lambda db, t: lease.extend(_lease(leases, db, t)))
+            plan = _resolve(store, name, request, filter, take)
             return plan.read(columns, filter=filter, row_id=row_id, threads=threads)
         finally:
+            heartbeat.stop()
             leases.release(lease)
 
 

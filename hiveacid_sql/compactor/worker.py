@@ -157,8 +157,13 @@ class Compactor:
 
     def run(self, info: CompactionInfo) -> WorkResult:
         """Run a claimed ('working') request to 'ready for cleaning' or 'failed'."""
-        # Held while the job reads; a worker that dies leaves it behind for at most an hour.
-        lease = self.leases.acquire([(info.db, info.table)], seconds=min(3600.0, self._setting(WORKER_TIMEOUT)))
+        # Held while the job reads, heartbeated: a worker that dies leaves it behind for one hive.txn.timeout.
+        timeout = float(self._setting(TXN_TIMEOUT))
+        lease = self.leases.acquire([(info.db, info.table)], seconds=timeout)
+        heartbeat = Heartbeater(
+            self.store, None, max(0.5, timeout / 2), lease_s=timeout, name="hiveacid-compactor-lease"
+        )
+        heartbeat.hold_leases(lease)
         fs: pafs.FileSystem | None = None
         build: str | None = None
         try:
@@ -210,6 +215,7 @@ class Compactor:
                 self.queue.mark_failed(info.id, message)
             return WorkResult(info, "f", error=message)
         finally:
+            heartbeat.stop()
             self.leases.release(lease)
 
     def _run_in_place(self, info: CompactionInfo, table: TableDef, fs: pafs.FileSystem, root: str) -> WorkResult:

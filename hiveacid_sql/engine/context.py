@@ -38,7 +38,8 @@ from hiveacid_sql.settings import (
     Settings,
 )
 from hiveacid_sql.txn import Snapshot, TableDef, TxnStore
-from hiveacid_sql.txn.compactions import ReadLeases
+from hiveacid_sql.txn.compactions import ReadLeases, now_ms
+from hiveacid_sql.txn.heartbeat import UNTIL_DROPPED, Heartbeater
 from hiveacid_sql.txn.locks import LockComponent
 
 if TYPE_CHECKING:
@@ -53,6 +54,12 @@ class TransactionScope:
     def __init__(self, store: TxnStore, settings: Settings) -> None:
         self.store = store
         self.settings = settings
+        # One heartbeat thread per connection: its transactions and its read leases, one store call a beat,
+        # every half time-out (read anew: a SET hive.txn.timeout applies from the next beat on).
+        self.heartbeat = Heartbeater(
+            store, None, lambda: self.timeout_s / 2, lease_s=lambda: self.timeout_s,
+            name="hiveacid-connection-heartbeat",
+        )
         self.open: Transaction | None = None  # an explicit multi-statement transaction, when one is open
         self.aborted: str | None = None  # why the explicit transaction was aborted (until ROLLBACK/COMMIT)
         self._last_housekeeping = 0.0
@@ -74,7 +81,7 @@ class TransactionScope:
     def begin(self) -> None:
         """Open the multi-statement transaction (the caller checked none is open)."""
         self.housekeeping()
-        self.open = Transaction(self.store, pinned=True, heartbeat_s=self.timeout_s / 2)
+        self.open = Transaction(self.store, pinned=True, heartbeat=self.heartbeat)
 
     def lock_statement(self, txn: Transaction, plan: Plan, target_partitions: list[str] | None = None) -> None:
         """A statement's locks in its transaction, waiting per ``hive.lock.numretries`` and
@@ -127,7 +134,7 @@ class TransactionScope:
                 raise
             return
         self.housekeeping()
-        txn = Transaction(self.store, heartbeat_s=self.timeout_s / 2)
+        txn = Transaction(self.store, heartbeat=self.heartbeat)
         try:
             yield txn
             txn.commit()
@@ -163,12 +170,44 @@ class StatementContext:
         )
         self.txns = TransactionScope(store, self.settings)
         self.read_leases = ReadLeases(store.engine)
-        self.lease_ids: list[int] = []  # leases of the DataFrames this connection returned
         self.run_tree = run_tree
         self.compactor_thread: CompactorThread | None = None  # when hive.compactor.* settings ask for one
         # The DataFrames of the running ``acid.sql(.., name=df)`` call, by the temporary view naming each
         # (:func:`~hiveacid_sql.exec.sources.formatted_sources`): the binder reads the frames, not the views.
         self.source_frames: dict[str, DataFrame] = {}
+
+    @property
+    def lease_ids(self) -> list[int]:
+        """The read leases of the DataFrames this connection returned that it still heartbeats."""
+        return self.txns.heartbeat.held_leases()
+
+    def hold_leases(self, tables: Sequence[tuple[str, str]], *, until_dropped: bool = False) -> list[int]:
+        """Read leases on ``tables`` (db, name), heartbeated by the connection: each expires
+        ``hive.txn.timeout`` after the connection's last beat (so a process that died, on any host, loses it
+        that soon), and lasts at most ``hiveacid.read.lease.seconds`` (the files of a lazy DataFrame) unless
+        ``until_dropped`` (a statement that releases it when done)."""
+        timeout = self.txns.timeout_s
+        term = float(self.settings.value(READ_LEASE_SECONDS))
+        txn = self.txns.open
+        seconds = timeout if until_dropped else min(timeout, term)
+        end = UNTIL_DROPPED if until_dropped else now_ms() + int(term * 1000)  # taken first: within the term
+        leases = self.read_leases.acquire(tables, seconds=seconds, txn_id=txn.txn_id if txn else None)
+        self.txns.heartbeat.hold_leases(leases, end)
+        return leases
+
+    def release_leases(self, leases: Sequence[int] | None = None) -> None:
+        """End read leases (None: all the connection holds): no longer heartbeated, and gone from the store."""
+        heartbeat = self.txns.heartbeat
+        leases = heartbeat.held_leases() if leases is None else leases
+        heartbeat.drop_leases(leases)
+        self.read_leases.release(leases)
+
+    def end_heartbeats(self) -> None:
+        """Closing: release every lease the connection holds and stop its heartbeat thread."""
+        try:
+            self.release_leases()
+        finally:
+            self.txns.heartbeat.stop()
 
     @property
     def spark(self) -> SparkSession:
@@ -246,19 +285,15 @@ class StatementContext:
         """A query over snapshot views; every ACID table in it is read at one snapshot."""
         plan = self.planner.plan_query(tree)
         # The lease comes before the snapshot and the listing: the cleaner keeps every file this query reads
-        # (the returned DataFrame is lazy) for hiveacid.read.lease.seconds, or until the connection closes.
+        # (the returned DataFrame is lazy) for hiveacid.read.lease.seconds while the connection lives and
+        # heartbeats, or until it closes.
         acid_tables = sorted({(t.db, t.name) for t in plan.reads.tables if t.is_transactional})
-        txn = self.txns.open
-        leases = self.read_leases.acquire(
-            acid_tables, seconds=self.settings.value(READ_LEASE_SECONDS), txn_id=txn.txn_id if txn else None
-        )
+        leases = self.hold_leases(acid_tables)
         try:
-            frame = self._query_in_snapshot(plan)
+            return self._query_in_snapshot(plan)
         except BaseException:
-            self.read_leases.release(leases)
+            self.release_leases(leases)
             raise
-        self.lease_ids.extend(leases)
-        return frame
 
     def _query_in_snapshot(self, plan: QueryPlan) -> DataFrame:
         if self.txns.open is None:  # auto-commit reads take no locks: a snapshot of files needs none

@@ -89,7 +89,7 @@ class Session(TableApi):
         if self.ctx.compactor_thread is not None:
             self.ctx.compactor_thread.stop()
         with contextlib.suppress(Exception):
-            self.ctx.read_leases.release(self.ctx.lease_ids)
+            self.ctx.end_heartbeats()
         self.store.close()
         if self._owns_spark and self.ctx.spark_handle.launched and (started := self.ctx.spark_handle.started):
             started.stop()  # never a SparkContext that ran before this connection took it

@@ -14,7 +14,8 @@ data as of BEGIN plus the transaction's own writes. An auto-commit transaction r
 statement takes after its locks. Either way that list goes to commit, where the write-set check aborts the
 transaction if a writer it did not see updated or deleted the same partition. Each statement first takes
 its locks (Hive 3.1 lock types, :func:`lock_components`), held until the transaction ends. A daemon thread
-heartbeats the open transaction so the store's housekeeping does not time it out.
+(the connection's, which carries its read leases too) heartbeats the open transaction so the store's
+housekeeping does not time it out.
 """
 
 from __future__ import annotations
@@ -96,7 +97,8 @@ class Transaction:
     """An open store transaction; :meth:`commit` or :meth:`abort` ends it.
 
     ``pinned``: a multi-statement transaction, whose statements all read at the ValidTxnList of BEGIN.
-    ``heartbeat_s``: heartbeat from a daemon thread this often (None: no heartbeats).
+    ``heartbeat_s``: heartbeat from a daemon thread of its own this often (None: no heartbeats);
+    ``heartbeat``: instead, the connection's heartbeat thread carries it (with the connection's read leases).
     """
 
     def __init__(
@@ -106,6 +108,7 @@ class Transaction:
         agent: str = "hiveacid-sql",
         pinned: bool = False,
         heartbeat_s: float | None = None,
+        heartbeat: Heartbeater | None = None,
     ) -> None:
         self.store = store
         self.user, self.host, self.agent = getpass.getuser(), socket.gethostname(), agent
@@ -116,7 +119,10 @@ class Transaction:
         self.pinned = pinned
         self.seen: ValidTxnList | None = store.valid_txns(self.txn_id) if pinned else None
         self.lock_ids: list[int] = []
-        self.heartbeater = Heartbeater(store, self.txn_id, heartbeat_s) if heartbeat_s else None
+        self._shared_heartbeat = heartbeat is not None
+        self.heartbeater = heartbeat or (Heartbeater(store, self.txn_id, heartbeat_s) if heartbeat_s else None)
+        if heartbeat is not None:
+            heartbeat.add_txn(self.txn_id)
 
     def snapshot(self, tables: Iterable[TableDef]) -> Snapshot:
         """What a statement of this transaction sees: committed data plus the transaction's own writes
@@ -260,7 +266,11 @@ class Transaction:
                 _remove_directories(writes)
 
     def _stop_heartbeat(self) -> None:
-        if self.heartbeater is not None:
+        if self.heartbeater is None:
+            return
+        if self._shared_heartbeat:
+            self.heartbeater.drop_txn(self.txn_id)
+        else:
             self.heartbeater.stop()
 
     def _check_open(self) -> None:

@@ -95,8 +95,8 @@ class DmlRunner:
         """INSERT into / TRUNCATE a plain table: no transaction (nothing to roll back); a read lease keeps the
         ACID sources' files while it runs."""
         ctx = self.ctx
-        leases = ctx.read_leases.acquire(
-            sorted({(t.db, t.name) for t in plan.reads.tables if t.is_transactional}), seconds=3600
+        leases = ctx.hold_leases(
+            sorted({(t.db, t.name) for t in plan.reads.tables if t.is_transactional}), until_dropped=True
         )
         try:
             snapshot = ctx.store.snapshot(sorted({(t.db, t.name) for t in plan.reads.tables}))
@@ -117,7 +117,7 @@ class DmlRunner:
         except Exception as exc:
             raise spark_error(exc) from exc
         finally:
-            ctx.read_leases.release(leases)
+            ctx.release_leases(leases)
         return DmlResult(
             statement=plan.statement,
             table=plan.target.qualified_name,

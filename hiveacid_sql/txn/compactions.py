@@ -22,7 +22,7 @@ import json
 import os
 import socket
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -555,6 +555,28 @@ class ReadLeases:
                 sa.select(s.HIVEACID_READ_LEASES).where(rl.RL_EXPIRES > now_ms()).order_by(rl.RL_ID)
             ).mappings().all()
         return [dict(r) for r in rows]
+
+
+def extend_leases(conn: Connection, leases: Mapping[int, int], expires_ms: int) -> None:
+    """A heartbeat of read leases (lease id -> the end its holder gives it, epoch millis): each one not yet
+    lapsed now expires at ``expires_ms`` or at its own end, whichever comes first. A lapsed lease stays lapsed
+    (the cleaner may have removed its files meanwhile), and a released one stays gone (its row is deleted)."""
+    rl = s.HIVEACID_READ_LEASES.c
+    now = now_ms()
+    whole = sorted(i for i, end in leases.items() if end >= expires_ms)
+    for i in range(0, len(whole), 500):
+        conn.execute(
+            sa.update(s.HIVEACID_READ_LEASES)
+            .where(rl.RL_ID.in_(whole[i : i + 500]), rl.RL_EXPIRES > now)
+            .values(RL_EXPIRES=expires_ms)
+        )
+    for lease_id, end in sorted(leases.items()):  # the few that end before the next expiry
+        if end < expires_ms:
+            conn.execute(
+                sa.update(s.HIVEACID_READ_LEASES)
+                .where(rl.RL_ID == lease_id, rl.RL_EXPIRES > now)
+                .values(RL_EXPIRES=end)
+            )
 
 
 #: RL_AGENT_INFO of our leases: ``hiveacid-sql pid <n>``.

@@ -401,6 +401,44 @@ class TxnStore:
 
         self._db.run_write(run)
 
+    def heartbeat_holder(
+        self, txn_ids: Iterable[int], leases: Mapping[int, int], lease_seconds: float
+    ) -> dict[int, TxnError]:
+        """One heartbeat of everything a process holds, in one database transaction: its open transactions
+        (as :meth:`heartbeat`) and its read leases (lease id -> the end its holder gives it, epoch millis;
+        each expires ``lease_seconds`` from now at the latest: see ``compactions.extend_leases``). Returns why
+        each transaction that is no longer open is not (aborted meanwhile, ...); the others and the leases
+        are kept alive all the same."""
+        from hiveacid_sql.txn.compactions import extend_leases
+
+        ids = sorted(set(txn_ids))
+
+        def run(conn: Connection) -> dict[int, TxnError]:
+            txns = s.TXNS.c
+            now = _now_ms()
+            gone: dict[int, TxnError] = {}
+            if ids:
+                done = conn.execute(
+                    sa.update(s.TXNS)
+                    .where(txns.TXN_ID.in_(ids), txns.TXN_STATE == OPEN)
+                    .values(
+                        TXN_LAST_HEARTBEAT=now,
+                        TXN_HEARTBEAT_COUNT=sa.func.coalesce(txns.TXN_HEARTBEAT_COUNT, 0) + 1,
+                    )
+                )
+                if done.rowcount != len(ids):
+                    still = set(
+                        conn.execute(
+                            sa.select(txns.TXN_ID).where(txns.TXN_ID.in_(ids), txns.TXN_STATE == OPEN)
+                        ).scalars()
+                    )
+                    gone = {t: _state_error(conn, t) for t in ids if t not in still}
+            if leases:
+                extend_leases(conn, leases, now + int(lease_seconds * 1000))
+            return gone
+
+        return self._db.run_write(run)
+
     def abort_txns(self, txn_ids: Iterable[int]) -> dict[int, str]:
         """ABORT TRANSACTIONS: abort each open one (releasing its locks); id -> 'aborted', or why not.
 

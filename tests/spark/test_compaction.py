@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import time
 
 import pytest
 
@@ -78,7 +79,7 @@ def test_walkthrough_minor_then_major_exactly(acid, warehouse):
     assert not (table / "delta_0000001_0000002/_metadata_acid").exists()
     assert _with_ids(acid) == WALKTHROUGH_ROWS
     compactor = Compactor(acid.spark, acid.store)
-    acid.ctx.read_leases.release(acid.ctx.lease_ids)  # this test's own earlier SELECTs are finished
+    acid.ctx.release_leases()  # this test's own earlier SELECTs are finished
     assert compactor.clean() == [1]
     assert _dirs(table) == ["delete_delta_0000001_0000002", "delta_0000001_0000002"]
     assert _with_ids(acid) == WALKTHROUGH_ROWS
@@ -96,7 +97,7 @@ def test_walkthrough_minor_then_major_exactly(acid, warehouse):
     assert (table / "base_0000002/_orc_acid_version").read_bytes() == b"2"
     assert metadata(table / "base_0000002" / base_files[0])["hive.acid.version"] == "2"
     assert _with_ids(acid) == WALKTHROUGH_ROWS
-    acid.ctx.read_leases.release(acid.ctx.lease_ids)
+    acid.ctx.release_leases()
     assert compactor.clean() == [2]
     assert _dirs(table) == ["base_0000002"]
     assert _with_ids(acid) == WALKTHROUGH_ROWS
@@ -113,8 +114,7 @@ def _queue(acid) -> CompactionQueue:
 
 
 def _release_session_reads(acid) -> None:
-    acid.ctx.read_leases.release(acid.ctx.lease_ids)
-    acid.ctx.lease_ids.clear()
+    acid.ctx.release_leases()
 
 
 def test_reader_started_before_major_and_clean_gets_its_full_result(acid, warehouse):
@@ -524,6 +524,21 @@ def test_read_leases_of_queries_and_statements(acid, spark, warehouse):
     assert [(r["RL_DATABASE"], r["RL_TABLE"]) for r in live] == [("default", "t")]
     assert 119_000 <= live[0]["RL_EXPIRES"] - live[0]["RL_STARTED"] <= 120_000
     assert sorted(r[0] for r in frame.collect()) == [1, 2]
+    # heartbeated by the connection: it lapses one hive.txn.timeout after the last beat, and the connection
+    # keeps it alive for hiveacid.read.lease.seconds at most
+    acid.ctx.release_leases()
+    acid.sql("SET hive.txn.timeout=1s")
+    acid.sql("SET hiveacid.read.lease.seconds=2")
+    acid.sql("SELECT * FROM t")
+    (lease,) = leases.live()
+    assert lease["RL_EXPIRES"] - lease["RL_STARTED"] == 1000
+    time.sleep(1.4)
+    (beaten,) = leases.live()
+    assert beaten["RL_ID"] == lease["RL_ID"] and beaten["RL_EXPIRES"] > lease["RL_EXPIRES"]
+    assert beaten["RL_EXPIRES"] <= lease["RL_STARTED"] + 2000
+    time.sleep(0.9)
+    assert leases.live() == [] and acid.ctx.lease_ids == []
+    acid.sql("SELECT * FROM t")
     other = hiveacid_sql.connect(spark=spark, warehouse=warehouse)
     acid.close()  # closing the session ends its leases
     assert ReadLeases(other.store.engine).live() == []

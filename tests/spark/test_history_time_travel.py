@@ -260,7 +260,7 @@ def test_versions_survive_minor_compaction_not_major(walkthrough, warehouse):
     acid = walkthrough
     compactor = Compactor(acid.spark, acid.store)
     acid.sql("ALTER TABLE employee COMPACT 'minor' AND WAIT")
-    acid.ctx.read_leases.release(acid.ctx.lease_ids)  # this test's earlier reads are finished
+    acid.ctx.release_leases()  # this test's earlier reads are finished
     assert compactor.clean() == [1]
     assert sorted(p.name for p in (warehouse / "employee").iterdir()) == [
         "delete_delta_0000001_0000003", "delta_0000001_0000003",
@@ -268,7 +268,7 @@ def test_versions_survive_minor_compaction_not_major(walkthrough, warehouse):
     for version, expected in ((1, STEP_1), (2, STEP_2), (3, STEP_3)):
         assert rows(acid, f"SELECT * FROM employee VERSION AS OF {version} ORDER BY id") == expected
     acid.sql("ALTER TABLE employee COMPACT 'major' AND WAIT")
-    acid.ctx.read_leases.release(acid.ctx.lease_ids)
+    acid.ctx.release_leases()
     assert compactor.clean() == [2]
     assert sorted(p.name for p in (warehouse / "employee").iterdir()) == ["base_0000003"]
     assert rows(acid, "SELECT * FROM employee VERSION AS OF 3 ORDER BY id") == STEP_3

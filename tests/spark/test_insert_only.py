@@ -220,8 +220,7 @@ def test_hive_written_layout_reads_right(acid, tmp_path: Path) -> None:
 
 
 def _release_session_reads(acid) -> None:
-    acid.ctx.read_leases.release(acid.ctx.lease_ids)
-    acid.ctx.lease_ids.clear()
+    acid.ctx.release_leases()
 
 
 @pytest.mark.parametrize("fmt", ["ORC", "PARQUET"])

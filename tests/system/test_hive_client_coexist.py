@@ -348,8 +348,7 @@ def test_our_cleaner_waits_for_hive_open_transactions(ours: Any, hive: HiveClien
     table = Path(ours.catalog.get_table(db, "t").location.removeprefix("file:"))
     theirs = hive.open_txn("hive_reader")  # might still be reading the deltas the compaction replaces
     compacted = ours.sql(f"ALTER TABLE {db}.t COMPACT 'major' AND WAIT").collect()
-    ours.ctx.read_leases.release(ours.ctx.lease_ids)  # our own reads are done
-    ours.ctx.lease_ids.clear()
+    ours.ctx.release_leases()  # our own reads are done
     compactor = Compactor(ours.spark, ours.store)
     assert compactor.clean() == []
     assert sorted(p.name for p in table.iterdir() if not p.name.startswith(".")) == [

@@ -144,8 +144,7 @@ def _kill_and_check(kind: str, kills: int, tmp_path: Path, spark, url: str) -> N
         # and a compaction after all of it, then the cleaner, read the same rows
         expected = _rows(acid)
         acid.sql("ALTER TABLE t COMPACT 'major' AND WAIT")
-        acid.ctx.read_leases.release(acid.ctx.lease_ids)
-        acid.ctx.lease_ids.clear()
+        acid.ctx.release_leases()
         Compactor(acid.spark, acid.store).clean()
         assert _rows(acid) == expected
         print(f"{kind}: {outcomes}")

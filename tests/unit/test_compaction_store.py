@@ -117,6 +117,78 @@ def test_show_read_leases_names_holders_and_the_compactions_they_hold_back(store
     assert [r.lease_id for r in leases.show("default", "t")] == [mine[0], later[0]]
 
 
+def test_heartbeats_keep_a_live_holders_leases_and_a_silent_holders_lapse_on_any_host(store):
+    import socket
+
+    from hiveacid_sql.txn.compactions import now_ms
+    from hiveacid_sql.txn.heartbeat import Heartbeater
+
+    queue, leases = CompactionQueue(store.engine), ReadLeases(store.engine)
+    # another host's process that stopped heartbeating (its pid cannot be checked from here), and ours
+    remote = leases.acquire(
+        [("default", "t"), ("default", "u")], seconds=0.8, host="elsewhere", agent="hiveacid-sql pid 1"
+    )
+    ours = leases.acquire([("default", "t")], seconds=0.8)
+    for table in ("t", "u"):
+        queue.enqueue("default", table, None, "major")
+        queue.claim("w")
+    queue.mark_compacted(1, 3)
+    queue.mark_compacted(2, 3)
+    on_t, on_u = queue.get(1), queue.get(2)
+    txn = store.open_txn("u", "h")  # newer than the compactions: it holds nothing back
+    beating = Heartbeater(store, txn, 0.2, lease_s=1.0)  # the transaction and our lease, one store call a beat
+    beating.hold_leases(ours)
+    assert [r["RL_ID"] for r in leases.live()] == [*remote, *ours]
+    assert "2 read lease(s)" in queue.cleaning_waits_for(on_t) and not queue.readers_done(on_u)
+    leases.reap_dead()  # the cleaner's first step cannot end another host's lease
+    time.sleep(1.2)
+    assert [r["RL_ID"] for r in leases.live()] == ours  # the silent holder's leases lapsed after 0.8 s
+    assert queue.readers_done(on_u)  # the cleaner proceeds on u
+    waits = queue.cleaning_waits_for(on_t)
+    assert "1 read lease(s)" in waits and socket.gethostname() in waits
+    assert store.abort_timed_out(0.8) == []  # the transaction was heartbeated by the same beats
+    assert beating.beats >= 3
+    beating.stop()  # our process "dies": nothing extends its lease any more
+    (expires,) = [r["RL_EXPIRES"] for r in leases.live()]
+    assert expires <= now_ms() + 1000
+    deadline = time.monotonic() + 5
+    while not queue.readers_done(on_t) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert queue.readers_done(on_t) and leases.live() == []
+    store.abort_txn(txn)
+
+
+def test_a_heartbeat_keeps_a_lease_until_its_end_at_most_and_never_revives_one(store):
+    from hiveacid_sql.errors import TxnAbortedError
+    from hiveacid_sql.txn.compactions import now_ms
+    from hiveacid_sql.txn.heartbeat import UNTIL_DROPPED, Heartbeater
+
+    leases = ReadLeases(store.engine)
+    ending, long, released, lapsed = (leases.acquire([("default", n)], seconds=s) for n, s in
+                                      (("a", 60), ("b", 1), ("c", 60), ("d", 0)))
+    leases.release(released)
+    aborted = store.open_txn("u", "h")
+    store.abort_txn(aborted)
+    end = now_ms() + 5_000
+    before = now_ms()
+    gone = store.heartbeat_holder(
+        [aborted], {ending[0]: end, long[0]: UNTIL_DROPPED, released[0]: UNTIL_DROPPED, lapsed[0]: UNTIL_DROPPED}, 30
+    )
+    assert list(gone) == [aborted] and isinstance(gone[aborted], TxnAbortedError)
+    live = {r["RL_ID"]: r["RL_EXPIRES"] for r in leases.live()}
+    assert set(live) == {ending[0], long[0]}  # released stays gone, lapsed stays lapsed
+    assert live[ending[0]] == end  # it ends before the next expiry: at its end
+    assert before + 30_000 <= live[long[0]] <= now_ms() + 30_000
+    # the holder forgets a lease past its end, whose row lapsed at that end
+    beating = Heartbeater(store, None, 0.05, lease_s=60)
+    short = leases.acquire([("default", "e")], seconds=0.3)
+    beating.hold_leases(short, now_ms() + 300)
+    assert beating.held_leases() == short
+    time.sleep(0.5)
+    assert beating.held_leases() == [] and short[0] not in {r["RL_ID"] for r in leases.live()}
+    beating.stop()
+
+
 def test_aborted_transactions_are_counted_per_table(store):
     queue = CompactionQueue(store.engine)
     for _ in range(3):
