@@ -26,11 +26,12 @@ _SYNTAX = "Invalid Constraint syntax "
 _FK_SYNTAX = "Invalid Foreign Key syntax "
 #: the metastore's width of DEFAULT_VALUE and CONSTRAINT_NAME (Hive refuses longer ones)
 _MAX_LENGTH = 255
-#: Hive's suffix of a generated constraint name, by kind (ObjectStore.generateConstraintName)
-_SUFFIX = {"primary_key": "pk", "foreign_key": "fk", "unique": "uk", "not_null": "nn", "default": "dc", "check": "cc"}
+#: Hive's suffix of a generated constraint name, by kind (ObjectStore.generateConstraintName; CHECK and DEFAULT
+#: share ObjectStore.addConstraint, which names both ``dc``)
+_SUFFIX = {"primary_key": "pk", "foreign_key": "fk", "unique": "uk", "not_null": "nn", "default": "dc", "check": "dc"}
 
 
-def _generated_name(db: str, table: str, column: str, kind: str, counter: int) -> str:
+def _generated_name(db: str, table: str, column: str | None, kind: str, counter: int) -> str:
     """A name as Hive 3.1's ObjectStore makes one for an unnamed constraint: ``<kind>_<hash>_<millis>_<n>``."""
     digest = zlib.crc32(f"[{db}, {table}, {column}, {_SUFFIX[kind]}]".encode()) & 0xFFFFFFF
     return f"{_SUFFIX[kind]}_{digest}_{int(time.time() * 1000)}_{counter}"
@@ -172,7 +173,7 @@ def table_constraints(
     out: list[ConstraintDef] = []
     counter = 0
 
-    def name_of(given: exp.Expr | None, kind: str, column: str) -> str:
+    def name_of(given: exp.Expr | None, kind: str, column: str | None) -> str:
         nonlocal counter
         if given is not None and given.name:
             text = given.name.lower()
@@ -249,10 +250,9 @@ def table_constraints(
             elif isinstance(part, exp.CheckColumnConstraint):
                 text = _check_text(part, set(known), f"{db}.{name}")
                 enable, validate, rely = _options(item if item.meta.get("hive_options") else part, "check")
-                # a table-level CHECK is recorded against the first column it names (KEY_CONSTRAINTS rows
-                # point at a column)
-                first = check_columns_of(text)[0] if check_columns_of(text) else next(iter(known))
-                out.append(ConstraintDef(name_of(given, "check", first), "check", (first,), enable, validate, rely, text))
+                # a table-level CHECK names no column, as Hive 3.1 records it (ConstraintInfo's column null:
+                # KEY_CONSTRAINTS' PARENT_CD_ID NULL, PARENT_INTEGER_IDX -1)
+                out.append(ConstraintDef(name_of(given, "check", None), "check", (), enable, validate, rely, text))
                 continue
             else:
                 raise UnsupportedStatementError(
@@ -308,12 +308,14 @@ def constraint_clauses(constraints: tuple[ConstraintDef, ...], column: str) -> s
 
 
 def key_clauses(constraints: tuple[ConstraintDef, ...]) -> list[str]:
-    """PRIMARY KEY / UNIQUE / FOREIGN KEY clauses of SHOW CREATE TABLE's column list."""
+    """PRIMARY KEY / UNIQUE / FOREIGN KEY and table-level CHECK clauses of SHOW CREATE TABLE's column list."""
     out = []
     for c in constraints:
         cols = ", ".join(f"`{x}`" for x in c.columns)
         rely = " RELY" if c.rely else ""
-        if c.kind == "primary_key":
+        if c.kind == "check" and not c.columns:
+            out.append(f"  CONSTRAINT `{c.name}` CHECK ({c.default_value}){'' if c.enable else ' DISABLE'}{rely}")
+        elif c.kind == "primary_key":
             out.append(f"  CONSTRAINT `{c.name}` PRIMARY KEY ({cols}) DISABLE NOVALIDATE{rely}")
         elif c.kind == "unique":
             out.append(f"  CONSTRAINT `{c.name}` UNIQUE ({cols}) DISABLE NOVALIDATE{rely}")

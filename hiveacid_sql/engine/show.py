@@ -122,7 +122,8 @@ def _constraint_lines(c: ConstraintDef) -> list[tuple[str, str, str]]:
     if c.kind == "default":
         return [*rows, (f"Column Name:{c.columns[0]}", f"Default Value:{c.default_value}", ""), ("", "", "")]
     if c.kind == "check":  # Hive 3.1's getCheckConstraintsInformation
-        return [*rows, (f"Column Name:{c.columns[0]}", f"Check Value:{c.default_value}", ""), ("", "", "")]
+        column = c.columns[0] if c.columns else "null"  # a table-level CHECK has no column: Java prints null
+        return [*rows, (f"Column Name:{column}", f"Check Value:{c.default_value}", ""), ("", "", "")]
     for i, col in enumerate(c.columns):
         if c.kind == "foreign_key":
             parent = f"Parent Column Name:{c.ref_db}.{c.ref_table}.{c.ref_columns[i]}"

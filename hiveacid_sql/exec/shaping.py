@@ -16,6 +16,8 @@ from sqlglot import exp
 
 from hiveacid_sql.acid.hive_types import parse_hive_type
 from hiveacid_sql.errors import PlanError
+from hiveacid_sql.exec.scan import partition_values
+from hiveacid_sql.plan.columns import PART_DIR
 from hiveacid_sql.plan.target import (
     check_columns_of,
     check_message,
@@ -65,17 +67,24 @@ def enforce_checks(df: DataFrame, table: TableDef, applies: Column | None = None
     """``df``'s new rows (the table's columns by name), failing the statement (a ``raise_error`` in the Spark
     job: nothing is committed) at a row where an enabled CHECK constraint is FALSE; NULL passes, as in SQL
     and in Hive (``enforce_constraint(.. IS NOT FALSE)``). ``applies``: only rows where it holds are new
-    rows (MERGE). A CHECK naming a column ``df`` lacks (an UPDATE's partition column) is not checked here."""
+    rows (MERGE). A partition column ``df`` lacks (an UPDATE that keeps each row in its partition) is taken
+    from the row's partition directory (``__part_dir``) for the check, and dropped again."""
+    named = {name for check in table.check_constraints for name in check_columns_of(check.default_value or "")}
+    keys = [(c.name, parse_hive_type(c.type)) for c in table.partition_keys]
+    borrowed = [name for name, _ in keys if name in named and name not in df.columns]
+    if borrowed and PART_DIR in df.columns:
+        values = partition_values(F.col(PART_DIR), keys)
+        df = df.withColumns({name: v for (name, _), v in zip(keys, values, strict=True) if name in borrowed})
     for check in table.check_constraints:
         text = check.default_value or ""
         if not set(check_columns_of(text)) <= set(df.columns):
-            continue
+            continue  # a column this frame does not carry
         condition = F.expr(check_sql(text))
         violated = ~F.coalesce(condition, F.lit(True))
         if applies is not None:
             violated = F.coalesce(applies, F.lit(False)) & violated
         df = df.where(F.when(violated, F.raise_error(check_message(table, check.name, text))).isNull())
-    return df
+    return df.drop(*borrowed) if borrowed and PART_DIR in df.columns else df
 
 
 def hive_lengths(value: Column, hive_type: str) -> Column:

@@ -692,8 +692,11 @@ def _load_constraints(conn: Connection, tbl_id: int) -> tuple[ConstraintDef, ...
             ref_columns = tuple(
                 _column_name(conn, first["PARENT_TBL_ID"], r["PARENT_CD_ID"], int(r["PARENT_INTEGER_IDX"])) for r in group
             )
-        else:
-            columns = tuple(_column_name(conn, tbl_id, r["PARENT_CD_ID"], int(r["PARENT_INTEGER_IDX"])) for r in group)
+        else:  # a row pointing at no column (index -1): a table-level CHECK
+            columns = tuple(
+                _column_name(conn, tbl_id, r["PARENT_CD_ID"], int(r["PARENT_INTEGER_IDX"]))
+                for r in group if int(r["PARENT_INTEGER_IDX"]) >= 0
+            )
         out.append(
             ConstraintDef(
                 name=name, kind=kind, columns=columns, enable=bool(flags & 4), validate=bool(flags & 2),
@@ -719,12 +722,14 @@ def _insert_constraints(conn: Connection, tbl_id: int, cd_id: int, td: TableDef)
     data = [c.name for c in td.columns]
     keys = [c.name for c in td.partition_keys]
 
-    def where(columns: list[str], parts: list[str], cd: int | None, column: str) -> tuple[int | None, int]:
+    def where(columns: list[str], parts: list[str], cd: int | None, column: str | None) -> tuple[int | None, int]:
+        if column is None:  # a table-level CHECK: Hive's ObjectStore finds no column (no descriptor, index -1)
+            return None, -1
         return (cd, columns.index(column)) if column in columns else (None, parts.index(column))
 
     rows = []
     for c in td.constraints:
-        for position, column in enumerate(c.columns, start=1):
+        for position, column in enumerate(c.columns or (None,), start=1):
             row: dict[str, Any] = {
                 "CONSTRAINT_NAME": c.name, "POSITION": position, "CONSTRAINT_TYPE": CONSTRAINT_TYPES[c.kind],
                 "ENABLE_VALIDATE_RELY": c.enable_validate_rely, "DEFAULT_VALUE": c.default_value,

@@ -37,7 +37,8 @@ CONSTRAINT_TYPES: dict[str, int] = {
 class ConstraintDef:
     """One constraint as Hive 3.1 stores it in ``KEY_CONSTRAINTS`` (one row per column, ``POSITION`` from 1).
 
-    ``kind`` is a key of :data:`CONSTRAINT_TYPES`; ``columns`` the constrained columns in key order;
+    ``kind`` is a key of :data:`CONSTRAINT_TYPES`; ``columns`` the constrained columns in key order (none for a
+    table-level CHECK, which Hive 3.1 records against no column: ``PARENT_INTEGER_IDX`` -1);
     ``enable``/``validate``/``rely`` Hive's options (``ENABLE_VALIDATE_RELY`` = 4*enable + 2*validate + rely);
     ``default_value`` a DEFAULT's value as written (Hive SQL text, e.g. ``127Y``) or a CHECK's expression
     (Hive keeps both in ``DEFAULT_VALUE``); a foreign key names the
