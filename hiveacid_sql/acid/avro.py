@@ -264,10 +264,17 @@ class AvroFileWriter:
         self.rows = 0
 
     def write(self, batch: pa.RecordBatch | pa.Table) -> None:
-        values = [batch.column(name).to_pylist() for name, _ in self._columns]
-        types = [htype for _, htype in self._columns]
-        for row in zip(*values, strict=True):
-            self._writer.write({k: _to_avro(v, t) for k, v, t in zip(self._keys, row, types, strict=True)})
+        # Arrow's own row dicts under the schema's field names; only values Arrow gives in another shape than
+        # fastavro takes (maps as pairs, padded chars) are converted in Python
+        named = batch.select([name for name, _ in self._columns]).rename_columns(self._keys)
+        rows = named.to_pylist()
+        for key, (_name, htype) in zip(self._keys, self._columns, strict=True):
+            if htype.name == "char" or not htype.is_primitive:
+                for row in rows:
+                    row[key] = _to_avro(row[key], htype)
+        write = self._writer.write
+        for row in rows:
+            write(row)
         self.rows += batch.num_rows
 
     def close(self) -> None:
@@ -296,13 +303,27 @@ def read_avro(f: IO[bytes], columns: Columns, batch_rows: int = 65536) -> Iterat
         yield _batch(rows, columns, schema, zone)
 
 
+#: Column types whose values fastavro gives as Arrow takes them.
+_AS_READ = frozenset(
+    {"string", "varchar", "binary", "tinyint", "smallint", "int", "bigint", "float", "double", "boolean", "date", "decimal"}
+)
+
+
 def _batch(rows: Iterable[dict[str, Any]], columns: Columns, schema: pa.Schema, zone: datetime.tzinfo) -> pa.RecordBatch:
     rows = list(rows)
     arrays = []
+    utc = zone is datetime.timezone.utc
     for (name, htype), field in zip(columns, schema, strict=True):
         key = name.lower()
+        values = [r.get(key) for r in rows]
+        if htype.name in _AS_READ or (utc and htype.name == "timestamp"):
+            try:  # Arrow takes fastavro's value as it is (an aware UTC timestamp as its instant)
+                arrays.append(pa.array(values, field.type))
+                continue
+            except (pa.ArrowException, TypeError, ValueError):
+                pass  # another writer's type for the field: converted value by value below
         try:
-            arrays.append(pa.array([_from_avro(r.get(key), htype, zone) for r in rows], field.type))
+            arrays.append(pa.array([_from_avro(v, htype, zone) for v in values], field.type))
         except (pa.ArrowException, TypeError, ValueError) as exc:
             raise AcidFormatError(f"Avro field {name} does not fit column type {htype.to_string()}: {exc}") from None
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
