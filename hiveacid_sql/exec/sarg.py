@@ -31,6 +31,8 @@ from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
 from hiveacid_sql.acid.hive_types import HiveType
+from hiveacid_sql.acid.orc_footer import OrcFooter
+from hiveacid_sql.acid.scan_files import row_fields
 from hiveacid_sql.plan.pruning import KeyFilter
 
 _INTEGRAL = {"tinyint": T.ByteType(), "smallint": T.ShortType(), "int": T.IntegerType(), "bigint": T.LongType()}
@@ -40,8 +42,8 @@ _COMPARISONS = {"=": "EqualTo", "<": "LessThan", "<=": "LessThanOrEqual", ">": "
 
 def _leaves(
     physical: Sequence[tuple[str, HiveType]], table_columns: Sequence[tuple[str, HiveType]], filters: Sequence[KeyFilter]
-) -> list[tuple[str, HiveType, KeyFilter]]:
-    """(physical name, type, filter) of each filter on a column stored with the table's integral type
+) -> list[tuple[int, str, HiveType, KeyFilter]]:
+    """(position, physical name, type, filter) of each filter on a column stored with the table's integral type
     (schema evolution is by position: table column i is physical field i)."""
     position = {name.lower(): i for i, (name, _) in enumerate(table_columns)}
     out = []
@@ -51,8 +53,34 @@ def _leaves(
             continue
         name, ptype = physical[i]
         if ptype.name in _INTEGRAL and ptype.name == table_columns[i][1].name:
-            out.append((name, ptype, f))
+            out.append((i, name, ptype, f))
     return out
+
+
+def _excludes(f: KeyFilter, low: int, high: int) -> bool:
+    """Whether no value in [low, high] satisfies ``f``."""
+    if f.op in ("=", "in"):
+        return all(v < low or v > high for v in f.values)
+    v = f.values[0]
+    return {"<": low >= v, "<=": low > v, ">": high <= v, ">=": high < v}[f.op]
+
+
+def excluded_by(
+    footer: OrcFooter, table_columns: Sequence[tuple[str, HiveType]], filters: Sequence[KeyFilter]
+) -> bool:
+    """Whether an insert-event file holds no row satisfying all ``filters``, by its footer's statistics
+    (:attr:`~hiveacid_sql.acid.orc_footer.OrcFooter.int_ranges`): the scan need not read it at all."""
+    if not filters or not footer.int_ranges:
+        return False
+    ranges = dict(footer.int_ranges)
+    physical = row_fields(footer)
+    for position, _, _, f in _leaves(physical, table_columns, filters):
+        if position not in ranges:
+            continue
+        span = ranges[position]
+        if span is None or _excludes(f, *span):
+            return True  # no value (a NULL satisfies no comparison), or none in range
+    return False
 
 
 def search_argument_options(
@@ -70,14 +98,14 @@ def search_argument_options(
         return {}
     jvm: Any = spark._jvm  # noqa: SLF001 - the search argument is built by Spark's own converter, in the JVM
     gateway: Any = spark.sparkContext._gateway  # noqa: SLF001
-    names = sorted({name for name, _, _ in leaves})
-    types = {name: _INTEGRAL[t.name] for name, t, _ in leaves}
+    names = sorted({name for _, name, _, _ in leaves})
+    types = {name: _INTEGRAL[t.name] for _, name, t, _ in leaves}
     schema = jvm.org.apache.spark.sql.types.DataType.fromJson(
         T.StructType([T.StructField(n, types[n]) for n in names]).json()
     )
     sources = jvm.org.apache.spark.sql.sources
     java_filters = jvm.java.util.ArrayList()
-    for name, _, f in leaves:
+    for _, name, _, f in leaves:
         if f.op == "in":
             values = gateway.new_array(jvm.java.lang.Object, len(f.values))
             for i, v in enumerate(f.values):

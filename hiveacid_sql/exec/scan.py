@@ -46,7 +46,7 @@ from hiveacid_sql.acid.scan_files import join_path as join_path
 from hiveacid_sql.acid.scan_files import snapshot_files as snapshot_files
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.exec.columns import read_orc, to_table_type
-from hiveacid_sql.exec.sarg import search_argument_options
+from hiveacid_sql.exec.sarg import excluded_by, search_argument_options
 from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID
 from hiveacid_sql.plan.pruning import KeyFilter
@@ -223,6 +223,8 @@ def scan_table(
     raw = [f for f in data_footers if f.num_rows and not is_event_file(f)]
     raw_paths = {f.path for f in raw}
     data_footers = [f for f in data_footers if f.path not in raw_paths]
+    if key_filters:  # files whose statistics exclude the statement's key filters: not even opened by Spark
+        data_footers = [f for f in data_footers if not excluded_by(f, table_columns, key_filters)]
     frames = [
         _insert_frame(spark, group, table_columns, keys, write_ids, key_filters)
         for group in group_by_schema(data_footers).values()

@@ -122,3 +122,36 @@ def test_partitioned_table_and_original_files(spark, acid, warehouse, tmp_path):
     expected = {i: i for i in range(3000) if i not in (7, 2500)}
     expected.update({2499: -3, 2501: -3})
     assert _ids(acid, "SELECT id, salary FROM legacy") == expected
+
+
+def test_files_excluded_by_their_statistics(tmp_path):
+    """The footer's min/max of an integer ``row`` field drop whole insert files before Spark opens them."""
+    import pyarrow.fs as pafs
+
+    from hiveacid_sql.acid.hive_types import parse_hive_type
+    from hiveacid_sql.acid.orc_footer import read_footer
+    from hiveacid_sql.exec.sarg import excluded_by
+    from hiveacid_sql.plan.pruning import KeyFilter
+
+    path = tmp_path / "bucket_00000"
+    rows = [{"id": i, "name": "x", "salary": None} for i in range(100, 200)]
+    write_file("fast", path, EMPLOYEE, [insert_events(1, B0, rows, EMPLOYEE_ROW)])
+    footer = read_footer(pafs.LocalFileSystem(), str(path))
+    assert footer.int_ranges == ((0, (100, 199)), (2, None))
+
+    def excluded(*filters: KeyFilter, columns=EMPLOYEE) -> bool:
+        return excluded_by(footer, columns, filters)
+
+    kept = [("=", (100,)), ("=", (199,)), ("in", (5, 150)), ("<", (101,)), ("<=", (100,)), (">", (198,)), (">=", (199,))]
+    for op, values in kept:
+        assert not excluded(KeyFilter("id", op, values)), (op, values)
+    gone = [("=", (99,)), ("=", (200,)), ("in", (5, 250)), ("<", (100,)), ("<=", (99,)), (">", (199,)), (">=", (200,))]
+    for op, values in gone:
+        assert excluded(KeyFilter("id", op, values)), (op, values)
+    assert excluded(KeyFilter("salary", ">", (0,)))  # only NULLs: no comparison holds
+    assert not excluded(KeyFilter("name", "=", (1,)))  # not an integer field: never by statistics
+    assert excluded(KeyFilter("id", ">", (150,)), KeyFilter("id", "=", (5,)))  # one conjunct is enough
+    assert not excluded(KeyFilter("id", ">", (150,)), KeyFilter("id", "<", (120,)))  # each alone may hold
+    # a column stored with another type than the table's (schema evolution): not by statistics
+    evolved = [("id", parse_hive_type("bigint")), *EMPLOYEE[1:]]
+    assert not excluded(KeyFilter("id", "=", (5,)), columns=evolved)
