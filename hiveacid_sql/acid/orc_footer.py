@@ -41,6 +41,10 @@ class OrcFooter:
     metadata: dict[str, bytes]
     num_stripes: int
     pre_gregorian: bool = False
+    #: An event file's integer ``row`` fields by position: (min, max) of their values, None when they hold
+    #: none (all NULL, or no rows); a field not listed has no usable statistics. Key filters drop whole
+    #: files by it (:func:`hiveacid_sql.exec.sarg.excluded_by`).
+    int_ranges: tuple[tuple[int, tuple[int, int] | None], ...] = ()
 
 
 def read_footer(fs: pafs.FileSystem, path: str) -> OrcFooter:
@@ -55,6 +59,7 @@ def read_footer(fs: pafs.FileSystem, path: str) -> OrcFooter:
                 metadata=dict(reader.user_metadata),
                 num_stripes=reader.num_of_stripes,
                 pre_gregorian=_may_hold_pre_gregorian(reader),
+                int_ranges=_row_int_ranges(reader),
             )
     except (pyorc.ParseError, OSError) as exc:
         raise AcidFormatError(f"cannot read ORC file {path}: {exc}") from exc
@@ -113,6 +118,33 @@ class FooterCache:
 
 #: The process's footer cache: sessions, the data source and compaction share it (the key names the file).
 FOOTERS = FooterCache()
+
+
+_INTEGERS = frozenset({pyorc.TypeKind.BYTE, pyorc.TypeKind.SHORT, pyorc.TypeKind.INT, pyorc.TypeKind.LONG})
+
+
+def _row_int_ranges(reader: pyorc.Reader) -> tuple[tuple[int, tuple[int, int] | None], ...]:
+    """(position, (min, max) or None) of the integer fields of an ACID event file's ``row`` (the file
+    statistics); nothing for other files or fields without statistics."""
+    schema = reader.schema
+    if schema.kind != pyorc.TypeKind.STRUCT or len(schema.fields) != 6:
+        return ()
+    row = list(schema.fields.values())[5]
+    if row.kind != pyorc.TypeKind.STRUCT:
+        return ()
+    out: list[tuple[int, tuple[int, int] | None]] = []
+    for i, field in enumerate(row.fields.values()):
+        if field.kind not in _INTEGERS:
+            continue
+        try:
+            stats = reader[field.column_id].statistics
+            if not stats.get("number_of_values"):
+                out.append((i, None))
+            else:
+                out.append((i, (int(stats["minimum"]), int(stats["maximum"]))))
+        except (KeyError, TypeError, ValueError, pyorc.ParseError):
+            continue  # no usable statistics: the file is always read
+    return tuple(out)
 
 
 def _temporal_column_ids(td: pyorc.TypeDescription) -> Iterator[int]:

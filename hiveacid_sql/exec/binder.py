@@ -44,7 +44,7 @@ from hiveacid_sql.exec.timetravel import (
     version_files,
 )
 from hiveacid_sql.plan.model import BoundTables
-from hiveacid_sql.plan.pruning import TablePruning
+from hiveacid_sql.plan.pruning import KeyFilter, TablePruning
 from hiveacid_sql.plan.target import is_target
 from hiveacid_sql.sql.tree import catalog_tables, table_names
 from hiveacid_sql.txn import PartitionDef, Snapshot, TableDef
@@ -91,13 +91,17 @@ def acid_files(
     )
 
 
-def acid_snapshot_frame(spark: SparkSession, table: TableDef, snapshot: Snapshot, files: ScanFiles) -> DataFrame:
-    """Live rows of an ACID table at ``snapshot`` (its chosen ``files``) with the internal columns."""
+def acid_snapshot_frame(
+    spark: SparkSession, table: TableDef, snapshot: Snapshot, files: ScanFiles, key_filters: tuple[KeyFilter, ...] = ()
+) -> DataFrame:
+    """Live rows of an ACID table at ``snapshot`` (its chosen ``files``) with the internal columns;
+    ``key_filters``: the statement's conjuncts on them, for ORC to skip row groups (:mod:`hiveacid_sql.exec.sarg`)."""
     if table.is_insert_only:
         return insert_only_frame(spark, table, files)
     fs, _path = filesystem_for(table.location)
     return scan_table(
-        spark, fs, table.location, table_columns(table), partition_columns(table), write_id_list(snapshot, table), files
+        spark, fs, table.location, table_columns(table), partition_columns(table), write_id_list(snapshot, table), files,
+        key_filters,
     )
 
 
@@ -190,7 +194,7 @@ class Binder:
             else:
                 snapshot, files = self._version_files(table, version, pruning)
                 self.files[f"{table.qualified_name}@{version}"] = files
-            df = acid_snapshot_frame(self.spark, table, snapshot, files)
+            df = acid_snapshot_frame(self.spark, table, snapshot, files, (pruning or TablePruning()).key_filters)
             if row_id:
                 df = null_row_id(df) if table.is_insert_only else with_row_id(df)
             if not internal:

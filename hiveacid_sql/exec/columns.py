@@ -45,10 +45,19 @@ EXACT_CALENDAR_READ = {"orc.proleptic.gregorian": "true", "orc.proleptic.gregori
 PROLEPTIC_WRITE = {"orc.proleptic.gregorian": "true"}
 
 
-def read_orc(spark: SparkSession, physical: T.StructType, paths: list[str], *, dates_as_text: bool) -> DataFrame:
+def read_orc(
+    spark: SparkSession,
+    physical: T.StructType,
+    paths: list[str],
+    *,
+    dates_as_text: bool,
+    options: dict[str, str] | None = None,
+) -> DataFrame:
     """Spark's ORC reader over ``paths`` with the physical schema; ``dates_as_text``: the exact path
-    (``physical`` must then ask for dates and timestamps as strings, ``spark_schema(..., dates_as_text=True)``)."""
-    reader = spark.read.options(**EXACT_CALENDAR_READ) if dates_as_text else spark.read
+    (``physical`` must then ask for dates and timestamps as strings, ``spark_schema(..., dates_as_text=True)``);
+    ``options``: more ORC reader settings (they reach the tasks' Hadoop configuration)."""
+    settings = {**(EXACT_CALENDAR_READ if dates_as_text else {}), **(options or {})}
+    reader = spark.read.options(**settings) if settings else spark.read
     return reader.schema(physical).orc(paths)
 
 

@@ -29,6 +29,7 @@ from hiveacid_sql.exec.insert_only import write_empty_dirs, write_insert_only
 from hiveacid_sql.exec.merge import MergeCounts, write_merge, write_merge_inserts
 from hiveacid_sql.exec.plain import BUCKET_COLUMN, PART_DIR_COLUMN, write_plain, write_plain_partitions
 from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir, static_part_dir
+from hiveacid_sql.exec.sarg import own_search_arguments
 from hiveacid_sql.exec.shaping import enforce_checks, shape_rows
 from hiveacid_sql.exec.spark_types import data_types
 from hiveacid_sql.exec.tasks import TableSink
@@ -107,7 +108,8 @@ def write_legs(binder: Binder, plan: DmlPlan, sink: TableSink, statement_ids: li
     rows = binder.run(plan.query, plan.reads)
     if plan.target.is_insert_only:
         return _write_insert_only_legs(binder, plan, rows, sink, statement_ids)
-    files, operation, counts = _LEG_WRITERS[type(plan)](binder, plan, rows, sink, statement_ids, settings)
+    with own_search_arguments(binder.spark):  # the key filters' row-group skipping (exec/sarg.py)
+        files, operation, counts = _LEG_WRITERS[type(plan)](binder, plan, rows, sink, statement_ids, settings)
     fs, _ = filesystem_for(plan.target.location)
     directories = finish_directories(fs, sink, files)
     if plan.overwrites:

@@ -46,8 +46,10 @@ from hiveacid_sql.acid.scan_files import join_path as join_path
 from hiveacid_sql.acid.scan_files import snapshot_files as snapshot_files
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.exec.columns import read_orc, to_table_type
+from hiveacid_sql.exec.sarg import excluded_by, search_argument_options
 from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID
+from hiveacid_sql.plan.pruning import KeyFilter
 
 ROW_ID = "row__id"
 #: Delete events (counted in the delete deltas' ORC footers) up to which the anti join broadcasts them:
@@ -112,15 +114,16 @@ def partition_values(part_dir: Column, partition_columns: Sequence[tuple[str, Hi
 
 
 def read_events(
-    spark: SparkSession, footers: list[OrcFooter], keys: Sequence[str]
+    spark: SparkSession, footers: list[OrcFooter], keys: Sequence[str], options: dict[str, str] | None = None
 ) -> tuple[DataFrame, list[tuple[str, HiveType]]]:
     """Spark DataFrame over event files that share one physical schema and calendar path (one group of
-    :func:`~hiveacid_sql.acid.scan_files.group_by_schema`), asking for all six columns."""
+    :func:`~hiveacid_sql.acid.scan_files.group_by_schema`), asking for all six columns; ``options``: more
+    ORC reader settings (a search argument)."""
     fields = row_fields(footers[0])
     root = parse_hive_type(footers[0].type_string)
     as_text = footers[0].pre_gregorian
     schema = spark_schema([(n, t) for n, t in root.fields], physical=True, dates_as_text=as_text)
-    df = read_orc(spark, schema, [f.path for f in footers], dates_as_text=as_text)
+    df = read_orc(spark, schema, [f.path for f in footers], dates_as_text=as_text, options=options)
     # Physical names may differ in case (lower-case Impala/Hive 2 files): Spark matches case-insensitively.
     cols = [F.col(name) for name, _ in root.fields]
     keep_all_six = (
@@ -136,9 +139,13 @@ def _insert_frame(
     table_columns: Sequence[tuple[str, HiveType]],
     keys: Sequence[str],
     write_ids: ValidWriteIdList | None,
+    key_filters: Sequence[KeyFilter] = (),
 ) -> DataFrame:
-    """Insert events of ``footers``; rows of write ids not valid in ``write_ids`` dropped (None: keep all)."""
-    df, fields = read_events(spark, footers, keys)
+    """Insert events of ``footers``; rows of write ids not valid in ``write_ids`` dropped (None: keep all).
+    ``key_filters``: conjuncts of the statement on these rows, handed to ORC to skip stripes and row groups."""
+    fields = row_fields(footers[0])
+    options = search_argument_options(spark, fields, table_columns, key_filters) if key_filters else {}
+    df, fields = read_events(spark, footers, keys, options)
     root = parse_hive_type(footers[0].type_string)
     op, owid, bucket, rowid, cwid, row = (name for name, _ in root.fields)
     df = df.where((F.col(op) == 0) & F.col(row).isNotNull())
@@ -201,11 +208,14 @@ def scan_table(
     partition_columns: Sequence[tuple[str, HiveType]],
     write_ids: ValidWriteIdList,
     files: ScanFiles,
+    key_filters: Sequence[KeyFilter] = (),
 ) -> DataFrame:
     """Live rows of the snapshot's files.
 
     Columns: ``__part_dir``, the row id ``__owid, __bucket, __rowid``, the table's data columns, then its
     partition columns (read from the directory names, as Hive does: partition values are not in the files).
+    ``key_filters``: conjuncts every row the caller keeps satisfies; insert events are read with them as
+    ORC's search argument (:mod:`hiveacid_sql.exec.sarg`; delete events always whole).
     """
     keys = [n for n, _ in partition_columns]
     data_footers = files.footers(fs, files.data_files)
@@ -213,8 +223,10 @@ def scan_table(
     raw = [f for f in data_footers if f.num_rows and not is_event_file(f)]
     raw_paths = {f.path for f in raw}
     data_footers = [f for f in data_footers if f.path not in raw_paths]
+    if key_filters:  # files whose statistics exclude the statement's key filters: not even opened by Spark
+        data_footers = [f for f in data_footers if not excluded_by(f, table_columns, key_filters)]
     frames = [
-        _insert_frame(spark, group, table_columns, keys, write_ids)
+        _insert_frame(spark, group, table_columns, keys, write_ids, key_filters)
         for group in group_by_schema(data_footers).values()
     ]
     if raw:
@@ -231,7 +243,8 @@ def scan_table(
         event_footers = [f for f in orig_footers if f.num_rows and is_event_file(f)]
         event_paths = {f.path for f in event_footers}
         frames += [
-            _insert_frame(spark, group, table_columns, keys, None) for group in group_by_schema(event_footers).values()
+            _insert_frame(spark, group, table_columns, keys, None, key_filters)
+            for group in group_by_schema(event_footers).values()
         ]
         plain = {f.path: f for f in orig_footers if f.path not in event_paths}
         originals = _originals_frame(spark, fs_uri, plain, files.dirs, table_columns)

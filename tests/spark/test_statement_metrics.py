@@ -23,7 +23,9 @@ def test_one_row_update_launches_few_jobs_and_reads_the_table_once(spark, acid):
     acid.sql("INSERT INTO t SELECT id, concat('v', id) FROM range(0, 500)")
     _, work = measure(spark, lambda: acid.sql("UPDATE t SET v = 'x' WHERE id = 7"))
     assert 1 <= work.jobs <= 2  # today: the changed rows' scan and the write of the delta/delete delta
-    assert work.rows_read == 500  # the snapshot's rows, read once (no stripe pruning yet)
+    # at most the snapshot's rows, read once; the insert's two bucket files hold 0..249 and 250..499, and the
+    # key filter id = 7 skips the second by its statistics (tests/spark/test_key_pruning.py)
+    assert work.rows_read < 500
     _, scan = measure(spark, lambda: acid.sql("SELECT count(*) FROM t").collect())
     # 500 rows of the first delta, the new version of row 7 and its delete event: each event file read once.
     assert scan.rows_read == 502

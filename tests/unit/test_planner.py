@@ -133,3 +133,36 @@ def test_an_unqualified_session_view_is_read_as_a_view_before_a_table(catalog: D
     assert insert.reads.tables == () and insert.reads.session_views == {"updates"}
     with pytest.raises(PlanError, match=r"^line 1, col 13: 'src' is a temporary view of the Spark session"):
         plan(planner, "INSERT INTO src VALUES (1)")
+
+
+def test_key_filters_of_update_delete_and_select(planner: Planner) -> None:
+    """The WHERE's conjuncts comparing a data column of the table with integer literals become its key filters
+    (ORC skips row groups by them); anything else (OR, strings, expressions, another table's columns) does not."""
+    from hiveacid_sql.plan.pruning import KeyFilter
+
+    def keys(sql: str) -> tuple[KeyFilter, ...]:
+        reads = plan(planner, sql).reads
+        pruning = reads.target_pruning or reads.pruning["default.employee"]
+        return pruning.key_filters
+
+    assert keys("UPDATE employee SET salary = 1 WHERE id = 7") == (KeyFilter("id", "=", (7,)),)
+    assert keys("DELETE FROM employee WHERE 7 < ID AND salary <= -3") == (
+        KeyFilter("id", ">", (7,)), KeyFilter("salary", "<=", (-3,)))
+    assert keys("DELETE FROM employee WHERE employee.id IN (1, 2, 3) AND id BETWEEN 0 AND 9") == (
+        KeyFilter("id", "in", (1, 2, 3)), KeyFilter("id", ">=", (0,)), KeyFilter("id", "<=", (9,)))
+    assert keys("SELECT * FROM employee WHERE id >= 5 AND name = 'x'") == (KeyFilter("id", ">=", (5,)),)
+    for sql in (
+        "UPDATE employee SET salary = 1 WHERE id = 7 OR id = 8",
+        "UPDATE employee SET salary = 1 WHERE id = '7'",
+        "UPDATE employee SET salary = 1 WHERE id = 7.0",
+        "UPDATE employee SET salary = 1 WHERE id + 1 = 7",
+        "UPDATE employee SET salary = 1 WHERE id IN (1, salary)",
+        "UPDATE employee SET salary = 1 WHERE id = salary",
+        "UPDATE employee SET salary = 1 WHERE id NOT IN (1, 2)",
+        "UPDATE employee SET salary = 1",
+    ):
+        assert keys(sql) == (), sql
+    # a self-join: only filters every reference shares
+    assert keys("SELECT * FROM employee a JOIN employee b ON a.id = b.id WHERE a.id = 1 AND b.id = 2") == ()
+    assert keys("SELECT * FROM updates u JOIN employee e ON u.id = e.id WHERE e.id = 1 AND u.salary = 2") == (
+        KeyFilter("id", "=", (1,)),)

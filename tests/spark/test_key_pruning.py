@@ -1,0 +1,157 @@
+"""Key filters (``id = 7``, ``IN``, ranges) skip the stripes and row groups whose statistics exclude them
+(:mod:`hiveacid_sql.exec.sarg`): a one-row UPDATE reads one stripe, and every statement still sees exactly
+the rows it would see reading everything (deletes in skipped and read stripes, originals, partitions).
+
+The tables get many stripes by rewriting an INSERT's delta file with the same events in stripes of 1,000
+(the writers' own stripes hold 500,000 events), so the snapshot and the store stay those of the INSERT.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.orc as porc
+
+from hiveacid_sql.exec.metrics import measure
+from tests.support.event_file_cases import B0, EMPLOYEE, EMPLOYEE_ROW, insert_events, write_file
+
+ACID = "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
+ROWS = 10_000
+STRIPE = 1_000
+
+
+def _striped_table(acid, warehouse: Path, name: str = "t", part: str = "") -> Path:
+    """``name (id int, name string, salary int)`` with ids 0..ROWS-1 (salary = id) in one delta file of
+    ROWS / STRIPE stripes; ``part``: a partition spec ``p='a'`` of a table partitioned by ``p string``."""
+    spec = f" PARTITION ({part})" if part else ""
+    if not (warehouse / name).exists():
+        parts = " PARTITIONED BY (p string)" if part else ""
+        acid.sql(f"CREATE TABLE {name} (id int, name string, salary int){parts} {ACID}")
+    acid.sql(f"INSERT INTO {name}{spec} VALUES (0, 'n0', 0)")
+    where = warehouse / name / part.replace("'", "") if part else warehouse / name
+    (path,) = sorted(where.glob("delta_*/bucket_*"), key=lambda p: p.stat().st_mtime)[-1:]
+    write_id = int(path.parent.name.split("_")[1])
+    rows = [{"id": i, "name": f"n{i}", "salary": i} for i in range(ROWS)]
+    stats = write_file("pyorc", path, EMPLOYEE, [insert_events(write_id, B0, rows, EMPLOYEE_ROW)], rows_per_stripe=STRIPE)
+    assert stats.rows == ROWS
+    with path.open("rb") as f:
+        assert porc.ORCFile(f).nstripes == ROWS // STRIPE
+    return path
+
+
+def _ids(acid, sql: str = "SELECT id, salary FROM t") -> dict[int, int]:
+    return {r[0]: r[1] for r in acid.sql(sql).collect()}
+
+
+def test_a_one_row_update_of_ten_stripes_reads_one(spark, acid, warehouse):
+    _striped_table(acid, warehouse)
+    _, work = measure(spark, lambda: acid.sql("UPDATE t SET salary = -1 WHERE id = 5500"))
+    assert work.rows_read == STRIPE  # the stripe of 5000..5999 (one row group each), not the table's ROWS
+    # a DELETE by IN and a range: the stripes holding its keys, plus the one-row delta and delete delta
+    _, work = measure(spark, lambda: acid.sql("DELETE FROM t WHERE id = -1 OR id = -2"))
+    # an OR: no key filter, everything read (the UPDATE's new version of 5500 and its delete event too)
+    assert work.rows_read == ROWS + 1 + 1
+    _, work = measure(spark, lambda: acid.sql("DELETE FROM t WHERE id IN (10, 9999)"))
+    # two stripes and the delete delta's one event (its broadcast is read by two of the statement's jobs);
+    # the file of 5500's new version is skipped whole
+    assert work.rows_read == 2 * STRIPE + 2
+    _, work = measure(spark, lambda: acid.sql("UPDATE t SET salary = -2 WHERE id BETWEEN 2990 AND 3010 AND name LIKE 'n%'"))
+    assert work.rows_read <= 2 * STRIPE + 10
+    expected = {i: i for i in range(ROWS) if i not in (10, 9999)}
+    expected[5500] = -1
+    expected.update({i: -2 for i in range(2990, 3011)})
+    assert _ids(acid) == expected
+    # Spark's own setting is back as it was once the statements end
+    assert spark.conf.get("spark.sql.orc.filterPushdown") == "true"
+
+
+def test_deletes_in_skipped_and_read_stripes(spark, acid, warehouse):
+    """A row deleted in a stripe the next statement reads stays deleted; a row deleted in a stripe it skips
+    stays deleted too (the delete events are always read whole), and the counts are exact."""
+    _striped_table(acid, warehouse)
+    acid.sql("DELETE FROM t WHERE id = 1200 OR id = 8100")  # stripes 1 and 8, no key filter
+    result = acid.sql("UPDATE t SET salary = 0 WHERE id >= 1199 AND id <= 1201")
+    assert "2 row(s)" in str(result)
+    result = acid.sql("UPDATE t SET salary = salary + 1 WHERE id IN (1200, 1201, 8100, 8101)")
+    assert "2 row(s)" in str(result)
+    acid.sql("DELETE FROM t WHERE id > 9000")
+    expected = {i: i for i in range(9001) if i not in (1200, 8100)}
+    expected.update({1199: 0, 1201: 1, 8101: 8102})
+    assert _ids(acid) == expected
+    assert _ids(acid, "SELECT id, salary FROM t WHERE id < 5") == {i: i for i in range(5)}
+
+
+def test_negative_and_out_of_range_literals_and_other_types(spark, acid, warehouse):
+    _striped_table(acid, warehouse)
+    for sql, changed in [
+        ("UPDATE t SET salary = 1 WHERE id = -5", 0),
+        ("UPDATE t SET salary = 1 WHERE id < -5", 0),
+        ("UPDATE t SET salary = 1 WHERE id = 30000000000", 0),  # beyond int: Spark compares as bigint
+        ("UPDATE t SET salary = 7 WHERE id < 30000000000 AND id >= 9998", 2),
+        ("UPDATE t SET salary = 8 WHERE id = '42'", 1),  # a string literal: no key filter, Spark's cast
+        ("UPDATE t SET salary = 9 WHERE salary IN (43, 44) AND id > 0", 2),
+    ]:
+        assert f"{changed} row(s)" in str(acid.sql(sql)), sql
+    ids = _ids(acid)
+    assert len(ids) == ROWS
+    assert (ids[9998], ids[9999], ids[42], ids[43], ids[44], ids[45]) == (7, 7, 8, 9, 9, 45)
+
+
+def test_partitioned_table_and_original_files(spark, acid, warehouse, tmp_path):
+    _striped_table(acid, warehouse, "pt", "p='a'")
+    _striped_table(acid, warehouse, "pt", "p='b'")
+    _, work = measure(spark, lambda: acid.sql("UPDATE pt SET salary = -1 WHERE id = 4321"))
+    assert work.rows_read == 2 * STRIPE  # one stripe per partition
+    _, work = measure(spark, lambda: acid.sql("DELETE FROM pt WHERE p = 'b' AND id = 4322"))
+    assert work.rows_read == STRIPE + 2  # partition b's stripe and its delete event (twice); 4321's new version skipped
+    got = {(r[0], r[1]): r[2] for r in acid.sql("SELECT p, id, salary FROM pt").collect()}
+    assert len(got) == 2 * ROWS - 1 and (("b", 4322) not in got)
+    assert got[("a", 4321)] == got[("b", 4321)] == -1 and got[("a", 4322)] == 4322
+
+    # Original (pre-ACID) files: read whole by Python tasks, pruned or not the same rows.
+    location = tmp_path / "legacy"
+    location.mkdir()
+    porc.write_table(pa.table({"id": pa.array(range(3000), pa.int32()), "salary": pa.array(range(3000), pa.int32())}),
+                     str(location / "000000_0"), stripe_size=4096)
+    acid.sql(f"CREATE TABLE legacy (id int, salary int) STORED AS ORC LOCATION '{location}' "
+             "TBLPROPERTIES ('transactional'='true')")
+    acid.sql("UPDATE legacy SET salary = -1 WHERE id = 2500")
+    acid.sql("DELETE FROM legacy WHERE id IN (2500, 7)")
+    acid.sql("UPDATE legacy SET salary = -3 WHERE id >= 2499 AND id <= 2501")
+    expected = {i: i for i in range(3000) if i not in (7, 2500)}
+    expected.update({2499: -3, 2501: -3})
+    assert _ids(acid, "SELECT id, salary FROM legacy") == expected
+
+
+def test_files_excluded_by_their_statistics(tmp_path):
+    """The footer's min/max of an integer ``row`` field drop whole insert files before Spark opens them."""
+    import pyarrow.fs as pafs
+
+    from hiveacid_sql.acid.hive_types import parse_hive_type
+    from hiveacid_sql.acid.orc_footer import read_footer
+    from hiveacid_sql.exec.sarg import excluded_by
+    from hiveacid_sql.plan.pruning import KeyFilter
+
+    path = tmp_path / "bucket_00000"
+    rows = [{"id": i, "name": "x", "salary": None} for i in range(100, 200)]
+    write_file("fast", path, EMPLOYEE, [insert_events(1, B0, rows, EMPLOYEE_ROW)])
+    footer = read_footer(pafs.LocalFileSystem(), str(path))
+    assert footer.int_ranges == ((0, (100, 199)), (2, None))
+
+    def excluded(*filters: KeyFilter, columns=EMPLOYEE) -> bool:
+        return excluded_by(footer, columns, filters)
+
+    kept = [("=", (100,)), ("=", (199,)), ("in", (5, 150)), ("<", (101,)), ("<=", (100,)), (">", (198,)), (">=", (199,))]
+    for op, values in kept:
+        assert not excluded(KeyFilter("id", op, values)), (op, values)
+    gone = [("=", (99,)), ("=", (200,)), ("in", (5, 250)), ("<", (100,)), ("<=", (99,)), (">", (199,)), (">=", (200,))]
+    for op, values in gone:
+        assert excluded(KeyFilter("id", op, values)), (op, values)
+    assert excluded(KeyFilter("salary", ">", (0,)))  # only NULLs: no comparison holds
+    assert not excluded(KeyFilter("name", "=", (1,)))  # not an integer field: never by statistics
+    assert excluded(KeyFilter("id", ">", (150,)), KeyFilter("id", "=", (5,)))  # one conjunct is enough
+    assert not excluded(KeyFilter("id", ">", (150,)), KeyFilter("id", "<", (120,)))  # each alone may hold
+    # a column stored with another type than the table's (schema evolution): not by statistics
+    evolved = [("id", parse_hive_type("bigint")), *EMPLOYEE[1:]]
+    assert not excluded(KeyFilter("id", "=", (5,)), columns=evolved)
