@@ -26,7 +26,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from hiveacid_sql.acid.partitions import DEFAULT_PARTITION_NAME, parse_partition_name
-from hiveacid_sql.errors import CatalogError, NoSuchDatabaseError, NoSuchTableError
+from hiveacid_sql.errors import CatalogError, HiveAcidError, NoSuchDatabaseError, NoSuchTableError
 from hiveacid_sql.txn import hive31, rules
 from hiveacid_sql.txn import schema as s
 from hiveacid_sql.txn.db import Db
@@ -619,12 +619,17 @@ def _load(conn: Connection, db: str, row: Any) -> TableDef:
         ).all()
     }
     comment = params.pop(COMMENT, None)
+    storage_format = storage_format_of(row["INPUT_FORMAT"], row["SLIB"])
+    serde_params = _serde_params(conn, row["SERDE_ID"])
+    columns = tuple(Column(c["COLUMN_NAME"], c["TYPE_NAME"] or "", c["COMMENT"]) for c in cols)
+    if not columns and storage_format == "avro":
+        columns = _avro_schema_columns(f"{db}.{row['TBL_NAME']}", {**serde_params, **params})
     return TableDef(
         db=db,
         name=row["TBL_NAME"],
-        columns=tuple(Column(c["COLUMN_NAME"], c["TYPE_NAME"] or "", c["COMMENT"]) for c in cols),
+        columns=columns,
         location=from_metastore(row["LOCATION"]) or "",
-        storage_format=storage_format_of(row["INPUT_FORMAT"], row["SLIB"]),
+        storage_format=storage_format,
         table_type=row["TBL_TYPE"] or "MANAGED_TABLE",
         params=params,
         partition_keys=tuple(Column(p["PKEY_NAME"], p["PKEY_TYPE"], p["PKEY_COMMENT"]) for p in pkeys),
@@ -636,9 +641,24 @@ def _load(conn: Connection, db: str, row: Any) -> TableDef:
         create_time=int(row["CREATE_TIME"]),
         view_original_text=row["VIEW_ORIGINAL_TEXT"],
         view_expanded_text=row["VIEW_EXPANDED_TEXT"],
-        serde_params=_serde_params(conn, row["SERDE_ID"]),
+        serde_params=serde_params,
         constraints=_load_constraints(conn, tbl_id),
     )
+
+
+def _avro_schema_columns(qualified: str, props: dict[str, str]) -> tuple[Column, ...]:
+    """The columns of an Avro table whose metastore row lists none (Hive leaves the schema to its
+    ``avro.schema.literal``): the schema's fields, as Hive's AvroSerDe gives them; none when there is no
+    literal or it cannot be read (the table then fails where it is used, not where tables are listed)."""
+    from hiveacid_sql.acid.avro import SCHEMA_LITERAL, schema_columns
+
+    literal = {k.lower(): v for k, v in props.items()}.get(SCHEMA_LITERAL)
+    if not literal:
+        return ()
+    try:
+        return tuple(Column(n, t, doc) for n, t, doc in schema_columns(literal, qualified))
+    except HiveAcidError:
+        return ()
 
 
 _CONSTRAINT_KINDS = {code: kind for kind, code in CONSTRAINT_TYPES.items()}

@@ -448,3 +448,13 @@ def test_sort_columns_stored_in_sort_cols_and_copied_to_partitions(store: TxnSto
     assert [(c, o) for _sd, c, o in rows] == [("amount", 0), ("id", 1)] * 2 and len({r[0] for r in rows}) == 2
     with pytest.raises(CatalogError, match="Sort column nope is not a column of default.bad"):
         catalog.create_table(acid("bad", params={}, bucket_cols=("id",), num_buckets=2, sort_cols=(("nope", 1),)))
+
+
+def test_avro_table_listing_no_columns_takes_its_schema_literals_fields(catalog: Catalog, store: TxnStore) -> None:
+    """A Hive-made Avro table whose metastore row lists no column (its schema lives in avro.schema.literal)
+    reads with the schema's fields as its columns, as Hive's AvroSerDe gives them."""
+    literal = '{"type":"record","name":"r","fields":[{"name":"Id","type":["null","long"]},{"name":"tags","type":{"type":"array","items":"string"}}]}'
+    catalog.create_table(acid(storage_format="avro", params={"avro.schema.literal": literal}, table_type="EXTERNAL_TABLE"))
+    with store.engine.begin() as conn:
+        conn.execute(sa.delete(s.COLUMNS_V2))
+    assert [(c.name, c.type) for c in catalog.get_table("default", "t").columns] == [("id", "bigint"), ("tags", "array<string>")]
