@@ -4,14 +4,19 @@ write the output directories into a hidden build directory, then move them into 
 * Minor: every insert and delete event of the input deltas is kept, with its own ``ROW__ID`` and
   ``currentTransaction`` (history is not collapsed); events of aborted write ids are dropped. Two deletes of
   the same row by two transactions (Hive does not treat delete/delete as a conflict) keep the first one.
-* Major: the live rows of the snapshot (the normal scan at the compactor's write ids: deleted rows dropped),
-  each written as an insert event with its ``ROW__ID``; original files' synthetic row ids are written out.
+* Major: the live rows of the snapshot (at the compactor's write ids, deleted rows dropped), each written as an
+  insert event with its ``ROW__ID``; original files' synthetic row ids are written out.
 
 Both write one ``bucket_N`` file per bucket id found in the events' ``bucket`` property, events sorted by
-``(originalTransaction, bucket, rowId)`` as Hive's readers require. The files go to
-``<dir>/_tmp_<uuid>/<output>/``; the driver adds ``_orc_acid_version`` (and ``_metadata_acid`` for a base)
-and only then renames each output into ``<dir>/`` (:func:`publish`). A job that dies leaves only the hidden
-build directory, which no reader lists.
+``(originalTransaction, bucket, rowId)`` as Hive's readers require. A minor compaction shuffles its events by
+output file and sorts them. A major one need not: its inputs are sorted runs (originals, the base, then each
+delta in write id order, :func:`merge_inputs`), so one Python task per output file reads them one after the
+other through ``pyarrow.fs``, drops the deleted rows and writes them as they come (:func:`merge_major_task`):
+no shuffle, no sort, one Spark job; inputs not of that shape, or found out of order, go through the sort.
+
+The files go to ``<dir>/_tmp_<uuid>/<output>/``; the driver adds ``_orc_acid_version`` (and ``_metadata_acid``
+for a base) and only then renames each output into ``<dir>/`` (:func:`publish`). A job that dies leaves only
+the hidden build directory, which no reader lists.
 
 On an object store (no atomic rename: :func:`~hiveacid_sql.acid.listing.has_atomic_rename`) the worker builds
 in the table's directory itself, under Hive 4's ``_v<txn>`` names, and no rename happens (``compactor/worker.py``).
@@ -24,6 +29,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Sequence
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.fs as pafs
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -55,6 +61,9 @@ from hiveacid_sql.exec.tasks import BUCKET, BUCKET_ID, OWID, ROWID, EventFile, T
 from hiveacid_sql.exec.write import write_version_file
 
 OUT_DIR, CWID, OPERATION = "__out_dir", "__cwid", "__operation"
+#: Major compactions merge their sorted inputs (:func:`merge_inputs`) instead of shuffling and sorting them;
+#: False: always the sort (a switch for tests and measurements).
+MERGE_MAJOR = True
 _STATS = "directory string, bucket_id int, rows long"
 _STATS_ARROW = pa.schema([("directory", pa.string()), ("bucket_id", pa.int32()), ("rows", pa.int64())])
 
@@ -341,6 +350,180 @@ def write_compacted_task(fs_uri: str, build_dir: str, columns: Sequence[tuple[st
     return run
 
 
+# ------------------------------------------------------------------ major compaction as a merge of sorted runs
+#: A merge task that found its inputs out of ``(originalTransaction, bucket, rowId)`` order says so with this
+#: word; the job then runs again through the sort (:func:`run_compaction_job`).
+_UNSORTED = "HIVEACID_MERGE_UNSORTED"
+_MERGE_JOBS = "bucket_id int, inputs string"
+
+
+def merge_inputs(fs: pafs.FileSystem, root: str, plan: CompactionPlan) -> list[tuple[int, list[list]]] | None:
+    """The inputs of a major compaction as sorted runs, per output ``bucket_N``: the originals of that bucket
+    (synthetic row ids: originalTransaction 0, row ids counting up in Hive's file order), then the base's file,
+    then each delta's file in write id and statement id order. Each file is sorted by ``(originalTransaction,
+    bucket, rowId)``; a base holds write ids up to its own, a delta ``delta_N_M_S`` only ``N..M`` (its insert
+    events are its own rows; a statement's id is in the bucket property), so the runs one after the other are
+    already in the order the output needs: nothing to shuffle or sort. None when the inputs are not of that
+    shape (plain files in base/delta directories, ACID files in originals' places, two files of one bucket in
+    one directory, more delete events than a task should hold): the job then sorts."""
+    from hiveacid_sql.acid.codec import decode_bucket_id
+    from hiveacid_sql.acid.names import parse_bucket_file
+    from hiveacid_sql.exec.scan import BROADCAST_DELETES_MAX_ROWS
+
+    state = plan.state
+    dirs = ([state.base_files] if state.base is not None else []) + [state.delta_files.get(d.name, ()) for d in plan.deltas]
+    delete_paths = [join_path(root, f.path) for d in plan.delete_deltas for f in state.delta_files.get(d.name, ())]
+    if sum(read_footer(fs, p).num_rows for p in delete_paths) > BROADCAST_DELETES_MAX_ROWS:
+        return None
+    groups: dict[int, list[list]] = {}
+    originals = [join_path(root, f.path) for f in state.originals]
+    footers = [read_footer(fs, p) for p in originals]
+    if any(f.num_rows and is_event_file(f) for f in footers):
+        return None
+    plain = {f.path: f.num_rows for f in footers}
+    for piece in original_slices([DirFiles("", state, (), (), tuple(originals))], plain):
+        groups.setdefault(decode_bucket_id(piece.bucket), []).append([piece.path, ORIGINAL, piece.bucket, piece.start])
+    for files in dirs:
+        seen: set[int] = set()
+        for f in files:
+            path = join_path(root, f.path)
+            bucket_id = parse_bucket_file(path.rsplit("/", 1)[-1])
+            footer = read_footer(fs, path)
+            if bucket_id is None or bucket_id in seen or (footer.num_rows and not is_event_file(footer)):
+                return None
+            seen.add(bucket_id)
+            if footer.num_rows:
+                groups.setdefault(bucket_id, []).append([path, LIVE, 0, 0])
+    return sorted(groups.items())
+
+
+def _sorted_after(keys: tuple[np.ndarray, np.ndarray, np.ndarray], last: tuple[int, int, int] | None) -> bool:
+    """Whether the rows' ``(originalTransaction, bucket, rowId)`` rise strictly, and start above ``last``."""
+    owid, bucket, rowid = keys
+    if last is not None and owid.size and (int(owid[0]), int(bucket[0]), int(rowid[0])) <= last:
+        return False
+    same_o = owid[1:] == owid[:-1]
+    same_b = bucket[1:] == bucket[:-1]
+    rises = (owid[1:] > owid[:-1]) | (same_o & ((bucket[1:] > bucket[:-1]) | (same_b & (rowid[1:] > rowid[:-1]))))
+    return bool(np.all(rises))
+
+
+def merge_major_task(
+    fs_uri: str,
+    build_dir: str,
+    insert_dir: str,
+    columns: Sequence[tuple[str, str]],
+    write_ids: ValidWriteIdList,
+    deletes: Sequence[str],
+    out_schema: T.StructType,
+) -> TaskFn:
+    """Write each job row's ``bucket_N`` of a major compaction by reading its inputs one after the other
+    (:func:`merge_inputs`) through ``pyarrow.fs`` (the Arrow reader's rules, as :func:`read_inputs_task`), less
+    the deletes, straight into the file: no shuffle, no sort. Each run is checked as it goes by: a row out of
+    order fails the task with :data:`_UNSORTED` (nothing half-written is left under a final name)."""
+    import json
+
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    arrow_schema = to_arrow_schema(out_schema)
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from hiveacid_sql.acid.arrow_scan import (
+            DeleteSet,
+            anti_join_deletes,
+            compaction_events,
+            original_rows,
+        )
+        from hiveacid_sql.acid.hive_types import parse_hive_type
+        from hiveacid_sql.acid.listing import filesystem_for
+        from hiveacid_sql.acid.scan_files import OriginalSlice
+
+        fs, _ = filesystem_for(fs_uri)
+        table_columns = [(n, parse_hive_type(t)) for n, t in columns]
+        names = [n for n, _ in table_columns]
+        deleted: DeleteSet | None = None
+        done = []
+        for job in batches:
+            for item in job.to_pylist():
+                if deletes and deleted is None:
+                    parts = [compaction_events(fs, p, table_columns, write_ids, delete=True) for p in deletes]
+                    deleted = DeleteSet(pa.concat_tables(parts))
+                bucket_id = int(item["bucket_id"])
+                out_file: _CompactedFile | None = None
+                last: tuple[int, int, int] | None = None
+                try:
+                    for path, kind, bucket, start in json.loads(item["inputs"]):
+                        if kind == ORIGINAL:
+                            rows = original_rows(fs, OriginalSlice(path, bucket, start, ""), table_columns)
+                        else:
+                            rows = compaction_events(fs, path, table_columns, write_ids, delete=False)
+                        if deleted is not None:
+                            rows = anti_join_deletes(rows, deleted)
+                        if not rows.num_rows:
+                            continue
+                        keys = tuple(rows.column(k).to_numpy() for k in (OWID, BUCKET, ROWID))
+                        ids = (keys[1].astype(np.int64) >> 16) & 0xFFF
+                        if not _sorted_after(keys, last) or bool(np.any(ids != bucket_id)):
+                            raise CompactionError(f"{_UNSORTED}: {path} is not in row id order after the files before it")
+                        last = (int(keys[0][-1]), int(keys[1][-1]), int(keys[2][-1]))
+                        n = rows.num_rows
+                        data = [rows.column(name) if name in rows.column_names else pa.nulls(n) for name in names]
+                        owid = rows.column(OWID)
+                        events = pa.Table.from_arrays(
+                            [pa.array(np.zeros(n, np.int32)), owid, rows.column(BUCKET), rows.column(ROWID), owid, *data],
+                            names=arrow_schema.names,
+                        ).cast(arrow_schema)
+                        if out_file is None:
+                            out_file = _CompactedFile((insert_dir, bucket_id), fs_uri, build_dir, columns)
+                        for batch in events.to_batches():
+                            out_file.write(_compacted_events(batch, names))
+                    if out_file is not None:
+                        done.append(out_file.close())
+                        out_file = None
+                finally:
+                    if out_file is not None:
+                        out_file.abandon()
+        if done:
+            yield pa.RecordBatch.from_pylist(done, schema=_STATS_ARROW)
+
+    return run
+
+
+def _merge_major(
+    spark: SparkSession,
+    fs: pafs.FileSystem,
+    fs_uri: str,
+    root: str,
+    build_dir: str,
+    plan: CompactionPlan,
+    table_columns: Sequence[tuple[str, HiveType]],
+    write_ids: ValidWriteIdList,
+) -> list | None:
+    """A major compaction's outputs written by :func:`merge_major_task` (one task per few output files, the
+    job rows spread over the tasks); None when its inputs are not sorted runs (:func:`merge_inputs`) or a task
+    found them out of order (its outputs removed): the caller then sorts."""
+    import json
+
+    groups = merge_inputs(fs, root, plan)
+    if groups is None:
+        return None
+    deletes = [join_path(root, f.path) for d in plan.delete_deltas for f in plan.state.delta_files.get(d.name, ())]
+    columns = [(n, t.to_string()) for n, t in table_columns]
+    rows = [(bucket_id, json.dumps(inputs)) for bucket_id, inputs in groups]
+    jobs = spark.createDataFrame(rows, _MERGE_JOBS)
+    width = max(1, int(spark.conf.get("spark.sql.shuffle.partitions") or 1))
+    jobs = jobs.repartition(min(len(rows), width)) if len(rows) > 1 else jobs.coalesce(1)
+    task = merge_major_task(fs_uri, build_dir, plan.insert_dir, columns, write_ids, deletes, _input_schema(table_columns))
+    try:
+        return jobs.mapInArrow(task, _STATS).collect()
+    except Exception as exc:
+        if _UNSORTED not in str(exc):
+            raise
+        with contextlib.suppress(FileNotFoundError, OSError):
+            fs.delete_dir(f"{build_dir}/{plan.insert_dir}")
+        return None
+
+
 def run_compaction_job(
     spark: SparkSession,
     fs: pafs.FileSystem,
@@ -356,6 +539,34 @@ def run_compaction_job(
     Every output directory exists afterwards, with ``_orc_acid_version``; a base also gets ``_metadata_acid``
     (compacted), so an empty result still hides what it replaces.
     """
+    stats = (
+        _merge_major(spark, fs, fs_uri, root, build_dir, plan, table_columns, write_ids)
+        if plan.kind == MAJOR and MERGE_MAJOR
+        else None
+    )
+    if stats is None:
+        stats = _sort_and_write(spark, fs, fs_uri, root, build_dir, plan, table_columns, write_ids)
+    outputs = [plan.insert_dir] + ([plan.delete_dir] if plan.delete_dir else [])
+    for name in outputs:
+        write_version_file(fs, f"{build_dir}/{name}")
+    if plan.kind == MAJOR:
+        with fs.open_output_stream(f"{build_dir}/{plan.insert_dir}/{METADATA_FILE}") as out:
+            out.write(COMPACTED_METADATA)
+    return [r.asDict() for r in stats]
+
+
+def _sort_and_write(
+    spark: SparkSession,
+    fs: pafs.FileSystem,
+    fs_uri: str,
+    root: str,
+    build_dir: str,
+    plan: CompactionPlan,
+    table_columns: Sequence[tuple[str, HiveType]],
+    write_ids: ValidWriteIdList,
+) -> list:
+    """The outputs through a shuffle by output file and a sort by row id (minor compactions, and major ones
+    whose inputs are not sorted runs)."""
     make = major_frame if plan.kind == MAJOR else minor_frame
     # an object store: Spark reaches it only through a Hadoop connector, pyarrow.fs directly
     tasks_read = None if has_atomic_rename(fs) else fs_uri
@@ -365,14 +576,7 @@ def run_compaction_job(
         OUT_DIR, BUCKET_ID, OWID, BUCKET, ROWID
     )
     columns = [(n, t.to_string()) for n, t in table_columns]
-    stats = prepared.mapInArrow(write_compacted_task(fs_uri, build_dir, columns), _STATS).collect()
-    outputs = [plan.insert_dir] + ([plan.delete_dir] if plan.delete_dir else [])
-    for name in outputs:
-        write_version_file(fs, f"{build_dir}/{name}")
-    if plan.kind == MAJOR:
-        with fs.open_output_stream(f"{build_dir}/{plan.insert_dir}/{METADATA_FILE}") as out:
-            out.write(COMPACTED_METADATA)
-    return [r.asDict() for r in stats]
+    return prepared.mapInArrow(write_compacted_task(fs_uri, build_dir, columns), _STATS).collect()
 
 
 def publish(fs: pafs.FileSystem, root: str, build_dir: str, names: Sequence[str]) -> list[str]:

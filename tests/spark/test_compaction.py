@@ -188,7 +188,7 @@ def test_failed_compaction_is_recorded_and_changes_nothing(acid, warehouse, monk
     assert [(r.state, r.errormessage) for r in shown] == [("failed", "OSError: disk full")]
 
 
-def _write_delta(directory, write_id: int, rows: list[tuple[int, str]]) -> None:
+def _write_delta(directory, write_id: int, rows: list[tuple[int, str]], rows_per_stripe: int = 500_000) -> None:
     """A delta as a writer that died would have left it (its own events, currentTransaction = its write id)."""
     import pyarrow as pa
 
@@ -207,8 +207,12 @@ def _write_delta(directory, write_id: int, rows: list[tuple[int, str]]) -> None:
         "row": pa.array([{"id": i, "v": v} for i, v in rows], pa.struct([("id", pa.int32()), ("v", pa.string())])),
     })
     with open(directory / "bucket_00000", "wb") as f:
-        writer = open_event_writer(f, [("id", parse_hive_type("int")), ("v", parse_hive_type("string"))])
-        writer.write_batch(events)
+        writer = open_event_writer(
+            f, [("id", parse_hive_type("int")), ("v", parse_hive_type("string"))], rows_per_stripe=rows_per_stripe,
+            writer="pyorc",  # cuts its stripes exactly
+        )
+        for start in range(0, n, rows_per_stripe):
+            writer.write_batch(events.slice(start, rows_per_stripe))
         writer.close()
 
 
@@ -705,3 +709,93 @@ def test_leases_of_a_process_that_exited_end_and_show_compactions_says_what_clea
     assert acid.sql("SHOW READ LEASES").collect() == []
     assert _dirs(warehouse / "t") == ["base_0000002"]
     assert [r.state for r in acid.sql("SHOW COMPACTIONS").collect()] == ["succeeded"]
+
+
+def _sorted_files(acid, root, table: str) -> None:
+    """Every ACID file of the table is in Hive's order (tests/support/acid_invariants.py), and it reads the same."""
+    from tests.support.acid_invariants import check_table
+
+    assert check_table(root, 0, acid.store.snapshot([("default", table)]).write_ids("default", table)) == []
+
+
+def test_major_compaction_merges_sorted_runs_without_shuffle_or_sort(acid, warehouse, tmp_path, fixtures_dir, monkeypatch):
+    import shutil
+
+    import pyorc
+
+    from hiveacid_sql.exec import compact
+
+    def no_sort(*args):
+        raise AssertionError("a major compaction of sorted runs went through the sort")
+
+    monkeypatch.setattr(compact, "_sort_and_write", no_sort)
+    # a bucketed table: statements 0 and 1 of one transaction, an UPDATE, a DELETE
+    acid.sql(f"CREATE TABLE b (id int, v string) CLUSTERED BY (id) INTO 2 BUCKETS {ACID}")
+    acid.sql("INSERT INTO b VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')")
+    acid.begin()
+    acid.sql("INSERT INTO b VALUES (5, 'e'), (8, 'h')")
+    acid.sql("INSERT INTO b VALUES (6, 'f'), (7, 'g')")
+    acid.commit()
+    acid.sql("UPDATE b SET v = 'x' WHERE id IN (1, 6)")
+    acid.sql("DELETE FROM b WHERE id = 3")
+    before = _with_ids(acid, "b")
+    acid.sql("ALTER TABLE b COMPACT 'major' AND WAIT")
+    assert sorted(p for p in listing(warehouse / "b" / "base_0000004") if p.startswith("bucket_")) == [
+        "bucket_00000", "bucket_00001"]
+    assert _with_ids(acid, "b") == before
+    _sorted_files(acid, warehouse / "b", "b")
+    # a delta of five stripes between two of one row, some of its rows deleted
+    acid.sql(f"CREATE TABLE m (id int, v string) {ACID}")
+    acid.sql("INSERT INTO m VALUES (0, 'first')")
+    txn = acid.store.open_txn("test", "host")
+    write_id = acid.store.allocate_write_id(txn, "default", "m")
+    stripes = warehouse / "m" / f"delta_{write_id:07d}_{write_id:07d}_0000"
+    _write_delta(stripes, write_id, [(i, f"v{i}") for i in range(1, 2501)], rows_per_stripe=500)
+    acid.store.commit_txn(txn)
+    with open(stripes / "bucket_00000", "rb") as f:
+        assert pyorc.Reader(f).num_of_stripes == 5
+    acid.sql("DELETE FROM m WHERE id % 7 = 3")
+    acid.sql("INSERT INTO m VALUES (9999, 'last')")
+    before = _with_ids(acid, "m")
+    acid.sql("ALTER TABLE m COMPACT 'major' AND WAIT")
+    assert [e["row"]["id"] for e in events(warehouse / "m" / "base_0000004" / "bucket_00000")] == [
+        0, *[i for i in range(1, 2501) if i % 7 != 3], 9999]
+    assert _with_ids(acid, "m") == before
+    _sorted_files(acid, warehouse / "m", "m")
+    # original files of three buckets and a delete delta
+    table = tmp_path / "dummy"
+    shutil.copytree(fixtures_dir / "dummy_id_data_orc", table)
+    acid.sql(f"CREATE TABLE dummy (id int, data string, comment string) STORED AS ORC LOCATION '{table}' "
+             "TBLPROPERTIES ('transactional'='true')")
+    before = _with_ids(acid, "dummy")
+    acid.sql("ALTER TABLE dummy COMPACT 'major' AND WAIT")
+    assert _with_ids(acid, "dummy") == before
+    _release_session_reads(acid)
+    Compactor(acid.spark, acid.store).clean()  # the fixture's delete delta has no _orc_acid_version: gone now
+    _sorted_files(acid, table, "dummy")
+
+
+def test_major_compaction_of_inputs_out_of_order_sorts_them(acid, warehouse, monkeypatch):
+    from hiveacid_sql.exec import compact
+
+    sorts = []
+    real_sort, real_inputs = compact._sort_and_write, compact.merge_inputs  # noqa: SLF001 - fault injection
+
+    def counted_sort(*args):
+        sorts.append(1)
+        return real_sort(*args)
+
+    def reversed_inputs(*args):
+        return [(bucket_id, inputs[::-1]) for bucket_id, inputs in real_inputs(*args)]
+
+    monkeypatch.setattr(compact, "_sort_and_write", counted_sort)
+    monkeypatch.setattr(compact, "merge_inputs", reversed_inputs)  # a delta's rows before the base's
+    acid.sql(f"CREATE TABLE t (id int, v string) {ACID}")
+    acid.sql("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+    acid.sql("INSERT INTO t VALUES (3, 'c')")
+    before = _with_ids(acid, "t")
+    rows = acid.sql("ALTER TABLE t COMPACT 'major' AND WAIT").collect()
+    assert [r.state for r in rows] == ["ready for cleaning"] and sorts == [1]
+    assert [e["row"]["id"] for e in events(warehouse / "t" / "base_0000002" / "bucket_00000")] == [1, 2, 3]
+    assert _with_ids(acid, "t") == before
+    _sorted_files(acid, warehouse / "t", "t")
