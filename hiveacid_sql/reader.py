@@ -709,6 +709,13 @@ def _text_files(fs: pafs.FileSystem, paths: Sequence[str], cols: Columns, serde:
         return [None if value == null_text else value for value in fields]
 
     columns = _fields_by_column(_lines_of(fs, paths), len(cols), split)
+    if serde.get("timestamp.formats"):  # LazyTimestamp's TimestampParser
+        from hiveacid_sql.acid.timestamp_formats import parser_of
+
+        parser = parser_of(serde["timestamp.formats"])
+        for out, (_n, htype) in zip(columns, cols, strict=True):
+            if htype.name == "timestamp":
+                out[:] = [parser.normalize(v) for v in out]
     if escape is not None:
         for out, (_n, htype) in zip(columns, cols, strict=True):
             if htype.name in ("string", "varchar", "char"):

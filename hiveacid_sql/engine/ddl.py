@@ -264,7 +264,7 @@ _DELIMITED = {
 _HONOURED_SERDE_PARAMS = frozenset(
     {
         "field.delim", "serialization.format", "serialization.null.format", "line.delim", "colelction.delim", "mapkey.delim",
-        "escape.delim", "serialization.escape.crlf",
+        "escape.delim", "serialization.escape.crlf", "timestamp.formats",
     }
 )
 _LAZY_SIMPLE_SERDE = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
@@ -397,6 +397,11 @@ def _row_format(prop: exp.Expr, qualified: str) -> dict[str, str]:
             if key not in _HONOURED_SERDE_PARAMS:
                 raise UnsupportedStatementError(f"SERDEPROPERTIES '{key}' is not supported ({qualified})")
             out[key] = literal_text(item.args.get("value")) or ""
+            if key == TIMESTAMP_FORMATS:
+                try:
+                    check_timestamp_formats(out[key])
+                except TimestampFormatError as exc:
+                    raise UnsupportedStatementError(f"{exc} ({qualified})") from None
     else:
         for arg, keys in _DELIMITED.items():
             value = prop.args.get(arg)

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import pyarrow as pa
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -52,6 +53,8 @@ class TextFormat:
     escape: str | None = None
     #: ``serialization.escape.crlf``: also write CR and LF inside strings as the escape and ``r`` / ``n``
     escape_crlf: bool = False
+    #: ``timestamp.formats``: how top-level timestamp fields are read (:mod:`hiveacid_sql.acid.timestamp_formats`)
+    timestamp_formats: str | None = None
 
     @property
     def field_delim(self) -> str:
@@ -94,6 +97,7 @@ def text_format(serde_params: dict[str, str]) -> TextFormat:
         HIVE_DEFAULT.null_format if null is None else null,
         None if escape is None else _separator(escape, "\\"),
         (serde_params.get("serialization.escape.crlf") or "").strip().lower() == "true",
+        serde_params.get("timestamp.formats") or None,
     )
 
 
@@ -183,8 +187,23 @@ def decode(lines: DataFrame, columns: Sequence[tuple[str, HiveType]], fmt: TextF
     out = []
     for i, (name, htype) in enumerate(columns):
         raw = F.get(fields, i)  # NULL past the last field
+        if htype.name == "timestamp" and fmt.timestamp_formats:  # LazyTimestamp's TimestampParser
+            raw = _timestamp_text(raw, fmt.timestamp_formats)
         out.append(_from_text(raw, htype, 1, fmt).alias(name))
     return lines.select(*out)
+
+
+def _timestamp_text(raw: Column, formats: str) -> Column:
+    """Each field's text as Hive's default timestamp text where a ``timestamp.formats`` pattern takes it (in a
+    Python task; the NULL text passes through unchanged)."""
+
+    def normalize(texts: pa.Array) -> pa.Array:
+        from hiveacid_sql.acid.timestamp_formats import parser_of
+
+        parser = parser_of(formats)
+        return pa.array([parser.normalize(t) for t in texts.to_pylist()], pa.string())
+
+    return F.arrow_udf(normalize, "string")(raw)  # type: ignore[call-overload]
 
 
 def _from_text(raw: Column, htype: HiveType, level: int, fmt: TextFormat) -> Column:

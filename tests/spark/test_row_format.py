@@ -423,3 +423,16 @@ def test_json_serde_timestamp_formats_read_as_hive_31_reads_them(acid, warehouse
             acid.sql(statement)
         assert "\n" not in str(err.value)
     assert _rows(acid, "SHOW TABLES") == [("jts",)]
+    # LazySimpleSerDe reads its timestamp fields by the same property (LazyTimestamp's TimestampParser)
+    text = tmp_path / "tts"
+    text.mkdir()
+    (text / "000000_0").write_text("1,2024-01-02T03:04:05.123+0100\n2,1420509274123\n3,\\N\n4,junk\n")
+    acid.sql(
+        "CREATE EXTERNAL TABLE tts (id int, ts timestamp) ROW FORMAT SERDE "
+        "'org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe' WITH SERDEPROPERTIES ('field.delim'=',', "
+        f"'timestamp.formats'=\"{formats}\") STORED AS TEXTFILE LOCATION '{text}'"
+    )
+    text_rows = [(1, "2024-01-02 02:04:05.123"), (2, "2015-01-06 01:54:34.123"), (3, None), (4, None)]
+    assert _rows(acid, "SELECT id, CAST(ts AS string) FROM tts ORDER BY id") == text_rows
+    got = sorted((r["id"], r["ts"]) for r in read_table("default.tts", warehouse=warehouse).to_pylist())
+    assert [(i, None if t is None else str(t).removesuffix("000")) for i, t in got] == text_rows
