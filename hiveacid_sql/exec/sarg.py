@@ -22,6 +22,7 @@ Needs the driver's JVM (classic PySpark); over Spark Connect nothing is pushed a
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -37,6 +38,7 @@ from hiveacid_sql.plan.pruning import KeyFilter
 
 _INTEGRAL = {"tinyint": T.ByteType(), "smallint": T.ShortType(), "int": T.IntegerType(), "bigint": T.LongType()}
 _PUSHDOWN = "spark.sql.orc.filterPushdown"
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COMPARISONS = {"=": "EqualTo", "<": "LessThan", "<=": "LessThanOrEqual", ">": "GreaterThan", ">=": "GreaterThanOrEqual"}
 
 
@@ -93,7 +95,8 @@ def search_argument_options(
     fields ``physical`` (empty when no filter applies, or without a driver JVM)."""
     from hiveacid_sql.exec.session import is_connect
 
-    leaves = _leaves(physical, table_columns, filters)
+    # a name ORC would have to parse (quoted dots, spaces, backticks) gets no leaf: Spark's reading is the rule
+    leaves = [leaf for leaf in _leaves(physical, table_columns, filters) if _PLAIN_NAME.fullmatch(leaf[1])]
     if not leaves or is_connect(spark):
         return {}
     jvm: Any = spark._jvm  # noqa: SLF001 - the search argument is built by Spark's own converter, in the JVM
