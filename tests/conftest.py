@@ -45,12 +45,41 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked ``release`` (more backends or more kills of a test CI already runs once) run with
     ``--long`` only: deselected, not skipped, so the default run neither runs nor counts them."""
+    _longest_files_first(items)
     if config.getoption("--long"):
         return
     release = [item for item in items if item.get_closest_marker("release")]
     if release:
         config.hook.pytest_deselected(items=release)
         items[:] = [item for item in items if not item.get_closest_marker("release")]
+
+
+#: The test files that take longest (a few minutes each on two workers, from a junit run of the whole suite),
+#: longest first. xdist's ``--dist loadfile`` hands files to its workers in collection order, so these go
+#: first: the many short files then fill both workers to the end, instead of one long file running alone
+#: at the end while the other worker idles (longest-first scheduling). Order only; every test still runs.
+LONGEST_FILES = (
+    "tests/system/test_cluster.py",
+    "tests/system/test_multiprocess_writers.py",
+    "tests/system/test_hive_client_coexist.py",
+    "tests/system/test_runner.py",
+    "tests/system/test_hive_client.py",
+    "tests/spark/test_bad_input.py",
+    "tests/spark/test_compaction.py",
+    "tests/spark/test_locks_and_conflicts.py",
+    "tests/system/test_spark_connect.py",
+    "tests/system/test_quiet_stderr.py",
+    "tests/system/test_benchmarks.py",
+)
+
+
+def _longest_files_first(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FILES)}
+
+    def key(item: pytest.Item) -> int:
+        return rank.get(item.nodeid.split("::", 1)[0], len(rank))
+
+    items.sort(key=key)  # stable: the rest keep their order, and each file its tests' order
 
 
 @pytest.fixture(scope="session")

@@ -39,6 +39,7 @@ def test_dump_of_a_missing_path_fails_cleanly(tmp_path, capsys):
     assert err.startswith("hiveacid-sql:") and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.release  # CI budget: its own JVM (~30 s); tests/system/test_runner.py runs scripts in CI
 def test_command_line_runs_a_script(tmp_path):
     script = tmp_path / "job.sql"
     script.write_text(

@@ -60,7 +60,7 @@ def test_quickstart_notebook_runs_and_shows_the_walkthrough_files(tmp_path):
     assert "<td>Mary</td>" in everything and "Showing the first" not in everything
 
 
-@pytest.mark.release  # CI budget: a kernel and a JVM each (40-60 s); CI runs notebooks 01 and 04
+@pytest.mark.release  # CI budget: a kernel and a JVM each (40-60 s); CI runs notebook 01
 def test_merge_notebook_runs_to_the_end_with_compaction(tmp_path):
     nb = execute("02-merge-and-compaction.ipynb", tmp_path)
     tagged = ["compaction" in c.metadata.get("tags", []) for c in nb.cells if c.cell_type == "code"]
@@ -77,7 +77,7 @@ def test_merge_notebook_runs_to_the_end_with_compaction(tmp_path):
     assert "<td>121.50</td>" in after[-1]  # the rows read from the base are the rows before it
 
 
-@pytest.mark.release  # CI budget: a kernel and a JVM each (40-60 s); CI runs notebooks 01 and 04
+@pytest.mark.release  # CI budget: a kernel and a JVM each (40-60 s); CI runs notebook 01
 def test_transactions_notebook_runs_and_checks_every_step(tmp_path):
     """Every cell of 03 asserts what it shows (rollback, the write conflict, ABORT TRANSACTIONS)."""
     texts = outputs(execute("03-transactions.ipynb", tmp_path))
@@ -88,7 +88,7 @@ def test_transactions_notebook_runs_and_checks_every_step(tmp_path):
     assert "rolled back: something went wrong after the insert" in everything
 
 
-@pytest.mark.release  # CI budget: a kernel and a JVM each (40-60 s); CI runs notebooks 01 and 04
+@pytest.mark.release  # CI budget: a kernel and a JVM each (40-60 s); CI runs notebook 01
 def test_a_failing_magic_cell_fails_the_notebook(tmp_path):
     """What makes a broken notebook fail the build: the magic's one-line errors are cell errors."""
     from nbclient.exceptions import CellExecutionError
@@ -104,6 +104,7 @@ def test_a_failing_magic_cell_fails_the_notebook(tmp_path):
     assert nb.cells[2].outputs == []
 
 
+@pytest.mark.release  # CI budget: a kernel and a JVM (~60 s); tests/spark/test_dataframe_api.py runs its API in CI
 def test_daily_upsert_notebook_runs_and_checks_every_step(tmp_path):
     """04: the upsert from a DataFrame with the table handle and the MERGE builder (its cells assert the rows,
     counts and directories); here what it prints: the MERGE's report and the statement the builder made."""

@@ -235,6 +235,7 @@ def test_atomic_rolls_back_the_whole_script_when_a_statement_fails(acid, warehou
     assert [r.id for r in acid.sql("SELECT id FROM employee ORDER BY id").collect()] == [1]
 
 
+@pytest.mark.release  # CI budget: its own JVM (~30 s); tests/spark/test_dry_run.py runs dry runs in CI
 def test_dry_run_shows_the_change_and_commits_nothing(acid, warehouse, tmp_path):
     acid.sql(f"CREATE TABLE employee (id int, name string, salary int) {ACID}")
     acid.sql("INSERT INTO employee VALUES (1, 'Jerry', 5000), (2, 'Tom', 8000)")
