@@ -147,6 +147,7 @@ def _read_lines(ctx: StatementContext, table: TableDef, files: ScanFiles, prunin
         buckets = pruned_buckets(table, pruning.bucket_values)
         if buckets is not None:
             lines.append(f"  buckets read: {', '.join(str(b) for b in sorted(buckets))} of {table.num_buckets}")
+    lines += _key_filter_lines(table, pruning)
     for d in files.dirs:
         state = d.state
         prefix = f"  [{d.part_dir}] " if d.part_dir else "  "
@@ -157,6 +158,23 @@ def _read_lines(ctx: StatementContext, table: TableDef, files: ScanFiles, prunin
             lines.append(f"{prefix}original files: {len(d.original_files)}")
     lines.append(f"  files read: {len(files.data_files) + len(files.original_files)} data, {len(files.delete_files)} delete")
     return lines
+
+
+_INTEGER_TYPES = frozenset({"tinyint", "smallint", "int", "bigint"})
+
+
+def _key_filter_lines(table: TableDef, pruning: TablePruning | None) -> list[str]:
+    """The key filters ORC skips insert files, stripes and row groups by (on the table's integer columns; a
+    DML statement's Spark work applies them, see exec/sarg.py)."""
+    if pruning is None or not pruning.key_filters:
+        return []
+    integer = {c.name.lower() for c in table.columns if c.type.lower() in _INTEGER_TYPES}
+    shown = [
+        f"{f.column} IN ({', '.join(map(str, f.values))})" if f.op == "in" else f"{f.column} {f.op} {f.values[0]}"
+        for f in pruning.key_filters
+        if f.column in integer
+    ]
+    return [f"  key filters (skip files, stripes, row groups by statistics): {', '.join(shown)}"] if shown else []
 
 
 def explain(ctx: StatementContext, tree: exp.Expr, kind: str | None = None) -> LocalFrame:

@@ -64,6 +64,8 @@ def test_a_one_row_update_of_ten_stripes_reads_one(spark, acid, warehouse):
     assert _ids(acid) == expected
     # Spark's own setting is back as it was once the statements end
     assert spark.conf.get("spark.sql.orc.filterPushdown") == "true"
+    explained = [r[0] for r in acid.sql("EXPLAIN DELETE FROM t WHERE id IN (1, 2) AND salary > 5 AND name = 'x'").collect()]
+    assert "  key filters (skip files, stripes, row groups by statistics): id IN (1, 2), salary > 5" in explained
 
 
 def test_deletes_in_skipped_and_read_stripes(spark, acid, warehouse):
