@@ -55,6 +55,23 @@ def filesystem_for(uri_or_path: str) -> tuple[pafs.FileSystem, str]:
 _RENAMING_FILESYSTEMS = frozenset({"local", "hdfs", "mock"})
 
 
+def data_files_of(location: str) -> list[tuple[str, str]]:
+    """(pyarrow path, path for Spark) of the data files of one plain directory as Spark's readers see them: no
+    hidden ``_``/``.`` name, no empty file, no sub-directory; the path for Spark keeps the location's scheme."""
+    fs, root = filesystem_for(location)
+    try:
+        infos = fs.get_file_info(pafs.FileSelector(root, allow_not_found=True))
+    except OSError:
+        return []
+    out = []
+    for info in sorted(infos, key=lambda i: i.path):
+        name = posixpath.basename(info.path)
+        if info.type != pafs.FileType.File or name.startswith(("_", ".")) or not info.size:
+            continue
+        out.append((info.path, location.rstrip("/") + "/" + name if "://" in location else info.path))
+    return out
+
+
 def has_atomic_rename(fs: pafs.FileSystem) -> bool:
     """Whether ``fs`` renames a directory in one step (local disk, HDFS). An object store (S3, GCS, Azure
     blobs) has keys only: a "rename" is a copy and a delete per key, so a reader could see half a directory;

@@ -20,7 +20,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
-from hiveacid_sql.acid.listing import filesystem_for
+from hiveacid_sql.acid.listing import data_files_of, filesystem_for
 from hiveacid_sql.exec.spark_types import spark_schema
 from hiveacid_sql.txn import TableDef
 
@@ -29,19 +29,8 @@ _MAX_READ_TASKS = 64
 
 
 def data_files(location: str) -> list[str]:
-    """The data files of one directory as Spark's readers see them (no hidden ``_``/``.`` names, no empty
-    file, no sub-directory), with the location's scheme when it has one."""
-    fs, root = filesystem_for(location)
-    try:
-        infos = fs.get_file_info(pafs.FileSelector(root, allow_not_found=True))
-    except OSError:
-        return []
-    out = []
-    for info in sorted(infos, key=lambda i: i.path):
-        name = posixpath.basename(info.path)
-        if info.type == pafs.FileType.File and info.size and not name.startswith(("_", ".")):
-            out.append(location.rstrip("/") + "/" + name if "://" in location else info.path)
-    return out
+    """The data files of one directory as Spark's readers see them (:func:`~hiveacid_sql.acid.listing.data_files_of`)."""
+    return [spark_path for _, spark_path in data_files_of(location)]
 
 
 def avro_schema(table: TableDef) -> str:

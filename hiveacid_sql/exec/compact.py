@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -59,6 +60,9 @@ from hiveacid_sql.exec.scan import (
 from hiveacid_sql.exec.spark_types import spark_schema
 from hiveacid_sql.exec.tasks import BUCKET, BUCKET_ID, OWID, ROWID, EventFile, TaskFn, write_runs
 from hiveacid_sql.exec.write import write_version_file
+
+if TYPE_CHECKING:
+    from hiveacid_sql.acid.arrow_scan import DeleteSet
 
 OUT_DIR, CWID, OPERATION = "__out_dir", "__cwid", "__operation"
 #: Major compactions merge their sorted inputs (:func:`merge_inputs`) instead of shuffling and sorting them;
@@ -124,6 +128,32 @@ def _input_schema(table_columns: Sequence[tuple[str, HiveType]]) -> T.StructType
     )
 
 
+class _TaskInputs:
+    """What a compaction task reading its inputs through ``pyarrow.fs`` sets up once: the filesystem, the
+    table's columns parsed, and the delete events of ``deletes``, loaded on first use (so a task that only
+    copies insert or delete events never reads them) and then kept for the task's other inputs."""
+
+    def __init__(
+        self, fs_uri: str, columns: Sequence[tuple[str, str]], write_ids: ValidWriteIdList, deletes: Sequence[str]
+    ) -> None:
+        from hiveacid_sql.acid.listing import filesystem_for
+
+        self.fs, _ = filesystem_for(fs_uri)
+        self.table_columns = [(n, parse_hive_type(t)) for n, t in columns]
+        self.names = [n for n, _ in self.table_columns]
+        self._write_ids, self._deletes = write_ids, list(deletes)
+        self._deleted: DeleteSet | None = None
+
+    def deleted(self) -> DeleteSet | None:
+        """The applicable delete events (None: there are none)."""
+        if self._deletes and self._deleted is None:
+            from hiveacid_sql.acid.arrow_scan import DeleteSet, compaction_events
+
+            parts = [compaction_events(self.fs, p, self.table_columns, self._write_ids, delete=True) for p in self._deletes]
+            self._deleted = DeleteSet(pa.concat_tables(parts))
+        return self._deleted
+
+
 def read_inputs_task(
     fs_uri: str,
     columns: Sequence[tuple[str, str]],
@@ -142,26 +172,15 @@ def read_inputs_task(
     arrow_schema = to_arrow_schema(out_schema)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from hiveacid_sql.acid.arrow_scan import (
-            DeleteSet,
-            anti_join_deletes,
-            compaction_events,
-            original_rows,
-        )
-        from hiveacid_sql.acid.hive_types import parse_hive_type
-        from hiveacid_sql.acid.listing import filesystem_for
+        from hiveacid_sql.acid.arrow_scan import anti_join_deletes, compaction_events, original_rows
         from hiveacid_sql.acid.scan_files import OriginalSlice
 
-        fs, _ = filesystem_for(fs_uri)
-        table_columns = [(n, parse_hive_type(t)) for n, t in columns]
-        names = [n for n, _ in table_columns]
-        deleted: DeleteSet | None = None
+        inputs = _TaskInputs(fs_uri, columns, write_ids, deletes)
+        fs, table_columns, names = inputs.fs, inputs.table_columns, inputs.names
         for job in batches:
             for item in job.to_pylist():
                 kind, path = item["kind"], item["path"]
-                if kind in (LIVE, EVENT_ORIGINAL, ORIGINAL) and deletes and deleted is None:
-                    parts = [compaction_events(fs, p, table_columns, write_ids, delete=True) for p in deletes]
-                    deleted = DeleteSet(pa.concat_tables(parts))
+                deleted = inputs.deleted() if kind in (LIVE, EVENT_ORIGINAL, ORIGINAL) else None
                 if kind == ORIGINAL:
                     rows = original_rows(fs, OriginalSlice(path, item["bucket"], item["start"], ""), table_columns)
                     rows = rows.append_column(CWID, rows.column(OWID))
@@ -171,7 +190,7 @@ def read_inputs_task(
                     if kind in (LIVE, EVENT_ORIGINAL):
                         # a compacted insert event is written by its own write id
                         rows = rows.set_column(rows.schema.get_field_index(CWID), CWID, rows.column(OWID))
-                if deleted is not None and kind != INSERT and kind != DELETE:
+                if deleted is not None:
                     rows = anti_join_deletes(rows, deleted)
                 n = rows.num_rows
                 op = pa.array([2 if kind == DELETE else 0] * n, pa.int32())
@@ -428,26 +447,15 @@ def merge_major_task(
     arrow_schema = to_arrow_schema(out_schema)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from hiveacid_sql.acid.arrow_scan import (
-            DeleteSet,
-            anti_join_deletes,
-            compaction_events,
-            original_rows,
-        )
-        from hiveacid_sql.acid.hive_types import parse_hive_type
-        from hiveacid_sql.acid.listing import filesystem_for
+        from hiveacid_sql.acid.arrow_scan import anti_join_deletes, compaction_events, original_rows
         from hiveacid_sql.acid.scan_files import OriginalSlice
 
-        fs, _ = filesystem_for(fs_uri)
-        table_columns = [(n, parse_hive_type(t)) for n, t in columns]
-        names = [n for n, _ in table_columns]
-        deleted: DeleteSet | None = None
+        inputs = _TaskInputs(fs_uri, columns, write_ids, deletes)
+        fs, table_columns, names = inputs.fs, inputs.table_columns, inputs.names
         done = []
         for job in batches:
             for item in job.to_pylist():
-                if deletes and deleted is None:
-                    parts = [compaction_events(fs, p, table_columns, write_ids, delete=True) for p in deletes]
-                    deleted = DeleteSet(pa.concat_tables(parts))
+                deleted = inputs.deleted()
                 bucket_id = int(item["bucket_id"])
                 out_file: _CompactedFile | None = None
                 last: tuple[int, int, int] | None = None

@@ -23,7 +23,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
-from hiveacid_sql.acid.listing import filesystem_for
+from hiveacid_sql.acid.listing import data_files_of, filesystem_for
 from hiveacid_sql.acid.names import original_file_name, parse_original_file
 from hiveacid_sql.acid.opencsv import CsvFormat
 from hiveacid_sql.acid.orc_footer import read_footer
@@ -70,23 +70,6 @@ def _format(table: TableDef) -> str:
     return table.storage_format.lower()
 
 
-def _orc_files(location: str) -> list[tuple[str, str]]:
-    """(pyarrow path, path for Spark) of the data files Spark would read in ``location`` (no hidden, no empty)."""
-    fs, root = filesystem_for(location)
-    try:
-        infos = fs.get_file_info(pafs.FileSelector(root, allow_not_found=True))
-    except OSError:
-        return []
-    out = []
-    for info in sorted(infos, key=lambda i: i.path):
-        name = posixpath.basename(info.path)
-        if info.type != pafs.FileType.File or name.startswith(("_", ".")) or not info.size:
-            continue
-        spark_path = location.rstrip("/") + "/" + name if "://" in location else info.path
-        out.append((info.path, spark_path))
-    return out
-
-
 def _ntz_columns(fs: pafs.FileSystem, path: str, names: set[str]) -> frozenset[str]:
     """Which of the (lower-case) timestamp columns ``names`` this ORC file holds as Spark TIMESTAMP_NTZ."""
     try:
@@ -115,7 +98,7 @@ def _read_orc_temporal(
     ts_names = {n.lower() for n, t in columns if t.name == "timestamp"}
     fs, _ = filesystem_for(location)
     groups: dict[tuple[frozenset[str], bool], list[str]] = {}
-    files = _orc_files(location) if paths is None else [(p, p) for p in paths]
+    files = data_files_of(location) if paths is None else [(p, p) for p in paths]
     for path, spark_path in files:
         key = (_ntz_columns(fs, path, ts_names), read_footer(fs, path).pre_gregorian)
         groups.setdefault(key, []).append(spark_path)
@@ -162,7 +145,7 @@ def _read_parquet_timestamps(
     schema = spark_schema(columns)
     fs, _ = filesystem_for(location)
     groups: dict[bool, list[str]] = {}
-    files = _orc_files(location) if paths is None else [(p, p) for p in paths]
+    files = data_files_of(location) if paths is None else [(p, p) for p in paths]
     for path, spark_path in files:
         groups.setdefault(_int96(fs, path), []).append(spark_path)
     frames = []
@@ -219,7 +202,7 @@ def _bucket_files(location: str, buckets: frozenset[int]) -> list[str]:
     """The data files in ``location`` that may hold rows of ``buckets``: Hive's bucket files of those bucket
     ids, and any file not named as one (written by another engine: it may hold any bucket)."""
     out = []
-    for path, _spark_path in _orc_files(location):
+    for path, _spark_path in data_files_of(location):
         parsed = parse_original_file(posixpath.basename(path))
         if parsed is None or parsed[0] in buckets:
             out.append(path)
