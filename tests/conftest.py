@@ -55,9 +55,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 #: The test files that take longest (a few minutes each on two workers, from a junit run of the whole suite),
-#: longest first. xdist's ``--dist loadfile`` hands files to its workers in collection order, so these go
-#: first: the many short files then fill both workers to the end, instead of one long file running alone
-#: at the end while the other worker idles (longest-first scheduling). Order only; every test still runs.
+#: longest first. With ``--no-loadscope-reorder`` (pyproject) xdist's ``--dist loadfile`` hands files to its
+#: workers in collection order, so these go first and the many short files then fill both workers to the
+#: end. (xdist's default order, most tests first, put the one-test files that run for minutes last, alone on
+#: one worker while the other idled.) Order only; every test still runs.
 LONGEST_FILES = (
     "tests/system/test_cluster.py",
     "tests/system/test_multiprocess_writers.py",
