@@ -34,6 +34,7 @@ import pyorc
 
 from hiveacid_sql.acid.hive_types import ACID_COLUMN_NAMES
 from hiveacid_sql.acid.listing import filesystem_for, is_uri
+from hiveacid_sql.acid.orc_footer import schema_string
 from hiveacid_sql.errors import AcidFormatError
 
 __all__ = [
@@ -274,7 +275,7 @@ def dump_path(path: str | os.PathLike) -> Iterator[str]:
                 "acid": is_acid_schema(reader.schema),
                 "rows": len(reader),
                 "stripes": reader.num_of_stripes,
-                "schema": str(reader.schema),
+                "schema": schema_string(reader.schema),
                 "metadata": {
                     k: bytes(v).decode("utf-8", errors="replace") for k, v in reader.user_metadata.items()
                 },

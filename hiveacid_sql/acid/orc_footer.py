@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import pyarrow.fs as pafs
 import pyorc
 
+from hiveacid_sql.acid.hive_types import quote_field_name
 from hiveacid_sql.errors import AcidFormatError
 
 #: From this day on the hybrid Julian/Gregorian and the proleptic Gregorian calendars agree
@@ -47,6 +48,22 @@ class OrcFooter:
     int_ranges: tuple[tuple[int, tuple[int, int] | None], ...] = ()
 
 
+def schema_string(schema: pyorc.TypeDescription) -> str:
+    """The ORC schema as a type string whose struct field names are quoted as ORC Java prints them.
+
+    Why: pyorc (ORC C++) prints field names bare, so a column named ``a b`` or ``c-d`` (allowed in Hive)
+    gave ``struct<a b:int,c-d:string>``, which no type parser reads back.
+    """
+    if schema.kind == pyorc.TypeKind.STRUCT:
+        fields = ",".join(f"{quote_field_name(n)}:{schema_string(t)}" for n, t in schema.fields.items())
+        return f"struct<{fields}>"
+    if schema.kind == pyorc.TypeKind.LIST:
+        return f"array<{schema_string(schema.type)}>"
+    if schema.kind == pyorc.TypeKind.MAP:
+        return f"map<{schema_string(schema.key)},{schema_string(schema.value)}>"
+    return str(schema)
+
+
 def read_footer(fs: pafs.FileSystem, path: str) -> OrcFooter:
     """Read the footer of ``path`` on ``fs``; a file that is not ORC is an :class:`AcidFormatError`."""
     try:
@@ -55,7 +72,7 @@ def read_footer(fs: pafs.FileSystem, path: str) -> OrcFooter:
             return OrcFooter(
                 path=path,
                 num_rows=len(reader),
-                type_string=str(reader.schema),
+                type_string=schema_string(reader.schema),
                 metadata=dict(reader.user_metadata),
                 num_stripes=reader.num_of_stripes,
                 pre_gregorian=_may_hold_pre_gregorian(reader),

@@ -106,7 +106,19 @@ def check_new_columns(td: TableDef, existing: Iterable[str], new: Iterable[Colum
             raise CatalogError(f"Column name and type must not be empty in {td.qualified_name}")
         if col.name in seen:
             raise CatalogError(f"Duplicate column name: {col.name}")
+        check_column_name(col.name)
         seen.add(col.name)
+
+
+def check_column_name(name: str) -> None:
+    """Hive 1.2+ refuses '.' and ':' in a column name (HIVE-10120), even backquoted.
+
+    Why: a '.' reads as a struct field or table qualifier when the column is referenced, and a ':' splits the
+    ``name:type`` pairs of the ``columns.types``/ORC struct strings; such a table could be created but not
+    queried. Any other character (space, '-', '/') is allowed, as in Hive.
+    """
+    if "." in name or ":" in name:
+        raise CatalogError(f"Invalid column name '{name}' in the table definition")
 
 
 _OBJECT_NAME = re.compile(r"[A-Za-z0-9_]+")

@@ -9,7 +9,8 @@ from pathlib import Path
 import pyarrow.fs as pafs
 import pyorc
 
-from hiveacid_sql.acid.orc_footer import FOOTERS, FooterCache
+from hiveacid_sql.acid.hive_types import parse_hive_type
+from hiveacid_sql.acid.orc_footer import FOOTERS, FooterCache, read_footer
 from hiveacid_sql.acid.scan_files import snapshot_files
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 
@@ -77,3 +78,15 @@ def test_a_snapshot_reads_each_footer_once_across_listings(tmp_path):
     again = snapshot_files(fs, str(tmp_path), ids)  # the next statement lists again: same files, no reads
     assert [f.num_rows for f in again.footers(fs, again.data_files)] == [2, 2]
     assert FOOTERS.reads == reads + 2
+
+
+def test_field_names_with_spaces_and_hyphens_are_quoted(tmp_path):
+    """pyorc prints field names bare (``struct<a b:int>``), which no type parser reads back; the footer's
+    type string quotes them as ORC Java does, at every depth."""
+    f = tmp_path / "q.orc"
+    schema = "struct<id:int,`a b`:int,`c-d`:array<struct<`e f`:string>>,m:map<string,struct<`g-h`:int>>>"
+    with f.open("wb") as out, pyorc.Writer(out, schema) as writer:
+        writer.write((1, 2, [("x",)], {"k": (3,)}))
+    footer = read_footer(pafs.LocalFileSystem(), str(f))
+    assert footer.type_string == schema
+    assert [n for n, _ in parse_hive_type(footer.type_string).fields] == ["id", "a b", "c-d", "m"]

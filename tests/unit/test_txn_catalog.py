@@ -155,6 +155,8 @@ def test_duplicate_and_missing_tables(catalog: Catalog) -> None:
         ({"columns": ()}, "At least one column"),
         ({"columns": (Column("a", "int"), Column("A", "string"))}, "Duplicate column name: a"),
         ({"partition_keys": (Column("id", "int"),)}, "Duplicate column name: id"),
+        ({"columns": (Column("x.y", "int"),)}, "Invalid column name 'x.y' in the table definition"),
+        ({"partition_keys": (Column("p:q", "int"),)}, "Invalid column name 'p:q' in the table definition"),
         ({"bucket_cols": ("nope",), "num_buckets": 2}, "Bucket column nope"),
         ({"bucket_cols": ("id",)}, "positive number of buckets"),
         ({"storage_format": "sequencefile", "params": {}}, "Unsupported storage format"),
@@ -238,6 +240,9 @@ def test_add_columns(catalog: Catalog) -> None:
         catalog.add_columns("default", "t", [Column("id", "int")])
     with pytest.raises(CatalogError, match="Duplicate column name: dt"):
         catalog.add_columns("default", "t", [Column("dt", "int")])
+    with pytest.raises(CatalogError, match="Invalid column name 'a.b'"):
+        catalog.add_columns("default", "t", [Column("a b", "int"), Column("a.b", "int")])
+    assert [c.name for c in catalog.get_table("default", "t").columns] == ["id", "amount", "note"]
     with pytest.raises(NoSuchTableError):
         catalog.add_columns("default", "nope", [Column("x", "int")])
 
