@@ -354,14 +354,22 @@ def _read_events(
 
 
 def compaction_events(
-    fs: pafs.FileSystem, path: str, table_columns: Columns, write_ids: ValidWriteIdList | None, *, delete: bool
+    fs: pafs.FileSystem,
+    path: str,
+    table_columns: Columns,
+    write_ids: ValidWriteIdList | None,
+    *,
+    delete: bool,
+    footer: OrcFooter | None = None,
 ) -> pa.Table:
     """Every insert (or, with ``delete``, delete) event of one event file whose ``currentTransaction`` is valid
     in ``write_ids`` (None: all): ``__owid, __bucket, __rowid, __cwid``, then (insert events) every table
     column converted to the table's type. What a compaction reads of its inputs where Spark cannot read them
-    (an object store: ``exec/compact.py``)."""
+    (an object store: ``exec/compact.py``), and what a scan reads of small files on the driver
+    (:mod:`hiveacid_sql.acid.small_events`)."""
     wanted = () if delete else range(len(table_columns))
-    return _read_events(fs, read_footer(fs, path), table_columns, wanted, write_ids, keys=True, delete=delete, current=True)
+    footer = footer if footer is not None else read_footer(fs, path)  # a caller may hold it (the footer cache)
+    return _read_events(fs, footer, table_columns, wanted, write_ids, keys=True, delete=delete, current=True)
 
 
 def _read_original(

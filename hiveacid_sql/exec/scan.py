@@ -47,6 +47,7 @@ from hiveacid_sql.acid.scan_files import snapshot_files as snapshot_files
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.exec.columns import read_orc, to_table_type
 from hiveacid_sql.exec.sarg import excluded_by, search_argument_options
+from hiveacid_sql.exec.small_files import live_rows, small_deletes, small_inserts
 from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID
 from hiveacid_sql.plan.pruning import KeyFilter
@@ -225,6 +226,8 @@ def scan_table(
     data_footers = [f for f in data_footers if f.path not in raw_paths]
     if key_filters:  # files whose statistics exclude the statement's key filters: not even opened by Spark
         data_footers = [f for f in data_footers if not excluded_by(f, table_columns, key_filters)]
+    # small base/delta files: read on the driver, given to Spark as a local relation (exec/small_files.py)
+    local_inserts, data_footers = small_inserts(spark, fs, files, data_footers, table_columns, write_ids)
     frames = [
         _insert_frame(spark, group, table_columns, keys, write_ids, key_filters)
         for group in group_by_schema(data_footers).values()
@@ -250,17 +253,17 @@ def scan_table(
         originals = _originals_frame(spark, fs_uri, plain, files.dirs, table_columns)
         if originals is not None:
             frames.append(originals)
-    if not frames:
+    if not frames and local_inserts is None:
         data = spark.createDataFrame([], frame_schema(table_columns))
     else:
-        data = union_all(frames)
         delete_footers = files.footers(fs, files.delete_files)
-        delete_groups = list(group_by_schema(delete_footers).values())
-        if delete_groups:
-            deletes = union_all([_delete_frame(spark, group, keys, write_ids) for group in delete_groups])
-            if sum(f.num_rows for f in delete_footers) <= BROADCAST_DELETES_MAX_ROWS:
-                deletes = F.broadcast(deletes)  # the footers say it is small: never a sort-merge join
-            data = data.join(deletes, on=[PART_DIR, OWID, BUCKET, ROWID], how="left_anti")
+        local_deletes, spark_deletes = small_deletes(spark, fs, files, delete_footers, write_ids)
+        delete_frames = [_delete_frame(spark, group, keys, write_ids) for group in group_by_schema(spark_deletes).values()]
+        data = live_rows(
+            spark, union_all(frames) if frames else None, local_inserts, delete_frames, local_deletes,
+            frame_schema(table_columns),
+            broadcast=sum(f.num_rows for f in delete_footers) <= BROADCAST_DELETES_MAX_ROWS,
+        )
     if partition_columns:
         data = data.select("*", *partition_values(F.col(PART_DIR), partition_columns))
     return data

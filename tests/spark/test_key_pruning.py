@@ -12,13 +12,24 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.orc as porc
+import pytest
 
 from hiveacid_sql.exec.metrics import measure
+from hiveacid_sql.exec.small_files import SMALL_FILE_MAX_ROWS_CONF
 from tests.support.event_file_cases import B0, EMPLOYEE, EMPLOYEE_ROW, insert_events, write_file
 
 ACID = "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
 ROWS = 10_000
 STRIPE = 1_000
+
+
+@pytest.fixture(autouse=True)
+def _spark_reads_every_file(spark):
+    """The rows counted here are those Spark's ORC reader reads: the one-row files of the statements are read
+    by it too, not on the driver (:mod:`hiveacid_sql.exec.small_files`, ``tests/spark/test_small_files.py``)."""
+    spark.conf.set(SMALL_FILE_MAX_ROWS_CONF, "0")
+    yield
+    spark.conf.unset(SMALL_FILE_MAX_ROWS_CONF)
 
 
 def _striped_table(acid, warehouse: Path, name: str = "t", part: str = "") -> Path:

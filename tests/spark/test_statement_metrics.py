@@ -7,6 +7,7 @@ adds jobs, or reads more rows than the snapshot holds, fails here.
 from __future__ import annotations
 
 from hiveacid_sql.exec.metrics import SparkWork, measure
+from hiveacid_sql.exec.small_files import SMALL_FILE_MAX_ROWS_CONF
 
 
 def test_counts_a_plain_spark_job(spark):
@@ -27,6 +28,13 @@ def test_one_row_update_launches_few_jobs_and_reads_the_table_once(spark, acid):
     # key filter id = 7 skips the second by its statistics (tests/spark/test_key_pruning.py)
     assert work.rows_read < 500
     _, scan = measure(spark, lambda: acid.sql("SELECT count(*) FROM t").collect())
+    # Every file holds at most 1,000 rows: all are read on the driver (exec/small_files.py), none by Spark.
+    assert scan.rows_read == 0
+    spark.conf.set(SMALL_FILE_MAX_ROWS_CONF, "0")
+    try:
+        _, scan = measure(spark, lambda: acid.sql("SELECT count(*) FROM t").collect())
+    finally:
+        spark.conf.unset(SMALL_FILE_MAX_ROWS_CONF)
     # 500 rows of the first delta, the new version of row 7 and its delete event: each event file read once.
     assert scan.rows_read == 502
 
@@ -76,10 +84,11 @@ def test_a_small_update_is_one_job_and_its_partition_filter_none(spark, acid):
     acid.sql("INSERT INTO t SELECT id, concat('v', id) FROM range(0, 100)")
     _, work = measure(spark, lambda: acid.sql("UPDATE t SET v = 'x' WHERE id = 7"))
     assert work.jobs == 1
-    # With a delete delta: its broadcast, then the collect; the events are not kept (a job of its own) since
-    # the footers say 100 rows cannot make more events than the driver limit.
+    # With a delete delta: still one job (the collect). Every file is small, so the deletes are applied on
+    # the driver (exec/small_files.py; read by Spark, their broadcast was a job of its own); the events are
+    # not kept (a job of its own) since the footers say 100 rows cannot make more events than the driver limit.
     _, work = measure(spark, lambda: acid.sql("UPDATE t SET v = 'y' WHERE id = 8"))
-    assert work.jobs == 2
+    assert work.jobs == 1
     acid.sql(
         "CREATE TABLE p (id int, v string) PARTITIONED BY (s string, d int) STORED AS ORC "
         "TBLPROPERTIES ('transactional'='true')"
