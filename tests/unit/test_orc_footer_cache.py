@@ -90,3 +90,53 @@ def test_field_names_with_spaces_and_hyphens_are_quoted(tmp_path):
     footer = read_footer(pafs.LocalFileSystem(), str(f))
     assert footer.type_string == schema
     assert [n for n, _ in parse_hive_type(footer.type_string).fields] == ["id", "a b", "c-d", "m"]
+
+
+def test_small_files_events_are_kept_per_file_version_and_filtered_per_snapshot(tmp_path):
+    """The driver read of small event files (acid/small_events.py) keeps every event of a file with its
+    ``currentTransaction``, keyed like the footers; each snapshot filters them by its own write ids, and the
+    driver's anti join drops exactly the deleted keys of the same partition directory."""
+    import pyarrow as pa
+
+    from hiveacid_sql.acid.small_events import EventCache, SmallFile, live_events, without_deleted
+    from tests.support.event_file_cases import (
+        B0,
+        EMPLOYEE,
+        EMPLOYEE_ROW,
+        delete_events,
+        insert_events,
+        write_file,
+    )
+
+    ins = tmp_path / "p=a" / "delta_0000001_0000002" / "bucket_00000"
+    dels = tmp_path / "p=a" / "delete_delta_0000003_0000003" / "bucket_00000"
+    ins.parent.mkdir(parents=True)
+    dels.parent.mkdir(parents=True)
+    rows = [{"id": i, "name": f"n{i}", "salary": i} for i in range(3)]
+    events = insert_events(1, B0, rows, EMPLOYEE_ROW)
+    two = pa.array([1, 2, 2], pa.int64())  # a delta of two write ids (as streaming writes them)
+    events = events.set_column(1, "originalTransaction", two).set_column(4, "currentTransaction", two)
+    write_file("pyorc", ins, EMPLOYEE, [events])
+    write_file("pyorc", dels, EMPLOYEE, [delete_events([(1, B0, 0), (2, B0, 2)], 3, EMPLOYEE_ROW)])
+    fs, cache = pafs.LocalFileSystem(), EventCache()
+
+    def small(path: Path, part: str = "p=a") -> SmallFile:
+        return SmallFile(read_footer(fs, str(path)), part, *stat(path))
+
+    keys = pa.schema([("__part_dir", pa.string()), ("__owid", pa.int64()), ("__bucket", pa.int32()), ("__rowid", pa.int64())])
+    schema = pa.schema([*keys, ("id", pa.int32()), ("name", pa.string()), ("salary", pa.int32())])
+    all_valid = ValidWriteIdList("default.t", 3, ())
+    two_aborted = ValidWriteIdList("default.t", 3, (2,))
+    inserted = live_events(fs, [small(ins)], EMPLOYEE, all_valid, delete=False, part_dir_column="__part_dir", schema=schema, cache=cache)
+    assert inserted.column("id").to_pylist() == [0, 1, 2]
+    without_2 = live_events(fs, [small(ins)], EMPLOYEE, two_aborted, delete=False, part_dir_column="__part_dir", schema=schema, cache=cache)
+    assert without_2.column("id").to_pylist() == [0]  # rows of write id 2 dropped, from the kept events
+    assert (cache.reads, cache.hits) == (1, 1)
+    deleted = live_events(fs, [small(dels)], (), all_valid, delete=True, part_dir_column="__part_dir", schema=keys, cache=cache)
+    assert without_deleted(inserted, deleted, "__part_dir").column("id").to_pylist() == [1]
+    elsewhere = live_events(fs, [small(dels, "p=b")], (), all_valid, delete=True, part_dir_column="__part_dir", schema=keys, cache=cache)
+    assert without_deleted(inserted, elsewhere, "__part_dir").column("id").to_pylist() == [0, 1, 2]  # another partition
+    size, mtime = stat(ins)
+    os.utime(ins, ns=(mtime + 10**9, mtime + 10**9))  # the same path, another version: read again
+    live_events(fs, [small(ins)], EMPLOYEE, all_valid, delete=False, part_dir_column="__part_dir", schema=schema, cache=cache)
+    assert (cache.reads, cache.hits) == (3, 2)  # the delete file is read once for both partition directories
