@@ -110,6 +110,7 @@ LOCK_SLEEP = "hive.lock.sleep.between.retries"
 READ_LEASE_SECONDS = "hiveacid.read.lease.seconds"
 CARDINALITY_CHECK = "hive.merge.cardinality.check"
 DRIVER_WRITE_MAX_ROWS = "hiveacid.driver.write.max.rows"
+DRIVER_SCAN_MAX_ROWS = "hiveacid.driver.scan.max.rows"
 DEFAULT_FILEFORMAT = "hive.default.fileformat"
 INITIATOR_ON = "hive.compactor.initiator.on"
 WORKER_THREADS = "hive.compactor.worker.threads"
@@ -134,6 +135,10 @@ REGISTRY: dict[str, Setting] = {
         Setting(READ_LEASE_SECONDS, "3600", _duration_in("s"), "how long the cleaner keeps a query's files"),
         Setting(CARDINALITY_CHECK, "true", boolean, "MERGE refuses a target row matched twice"),
         Setting(DRIVER_WRITE_MAX_ROWS, "10000", _integer(0), "up to this many changed rows are written on the driver"),
+        Setting(
+            DRIVER_SCAN_MAX_ROWS, "5000", _integer(0),
+            "a DML target of up to this many rows is read on the driver (0: never)",
+        ),
         Setting(DEFAULT_FILEFORMAT, "textfile", _choice("textfile", "orc", "parquet"), "CREATE TABLE's storage"),
         Setting(INITIATOR_ON, "false", boolean, "run the compaction initiator in this session"),
         Setting(WORKER_THREADS, "0", _integer(0), "compaction workers in this session"),

@@ -33,6 +33,7 @@ from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.errors import ExecutionError, HiveAcidError, PlanError
 from hiveacid_sql.exec.insert_only import insert_only_frame, null_row_id
+from hiveacid_sql.exec.local_scan import local_frame, snapshot_rows
 from hiveacid_sql.exec.plain import read_plain
 from hiveacid_sql.exec.pruning import prune_partitions, pruned_buckets
 from hiveacid_sql.exec.scan import ScanFiles, scan_table, snapshot_files, user_columns, with_row_id
@@ -150,6 +151,8 @@ class Binder:
         partition_write_ids: PartitionWriteIds | None = None,
         history_of: HistoryOf | None = None,
         source_frames: dict[str, DataFrame] | None = None,
+        *,
+        driver_scan_max_rows: int = 0,
     ) -> None:
         self.spark = spark
         self.snapshot = snapshot
@@ -165,6 +168,9 @@ class Binder:
         self._token = uuid.uuid4().hex[:8]
         # ``acid.sql(.., src=df)``'s DataFrames by the (lower-case) temporary view naming each for the call
         self.source_frames = source_frames or {}
+        # a DML target whose snapshot holds at most this many rows is read on the driver (exec/local_scan.py)
+        self.driver_scan_max_rows = driver_scan_max_rows
+        self.local_targets: set[str] = set()  # qualified names of the targets read so
 
     def _version_files(
         self, table: TableDef, version: VersionRequest, pruning: TablePruning | None
@@ -194,7 +200,9 @@ class Binder:
             else:
                 snapshot, files = self._version_files(table, version, pruning)
                 self.files[f"{table.qualified_name}@{version}"] = files
-            df = acid_snapshot_frame(self.spark, table, snapshot, files, (pruning or TablePruning()).key_filters)
+            df = self._small_target(table, snapshot, files) if internal and version is None else None
+            if df is None:
+                df = acid_snapshot_frame(self.spark, table, snapshot, files, (pruning or TablePruning()).key_filters)
             if row_id:
                 df = null_row_id(df) if table.is_insert_only else with_row_id(df)
             if not internal:
@@ -211,6 +219,19 @@ class Binder:
         self._frames[name] = df
         self._views[key] = name
         return name
+
+    def _small_target(self, table: TableDef, snapshot: Snapshot, files: ScanFiles) -> DataFrame | None:
+        """A full ACID DML target whose footers count at most ``driver_scan_max_rows`` rows, read on the
+        driver as a local relation (None: read by Spark)."""
+        if self.driver_scan_max_rows <= 0 or table.is_insert_only:
+            return None
+        fs, _path = filesystem_for(table.location)
+        if snapshot_rows(fs, files) > self.driver_scan_max_rows:
+            return None
+        self.local_targets.add(table.qualified_name)
+        return local_frame(
+            self.spark, fs, table_columns(table), partition_columns(table), write_id_list(snapshot, table), files
+        )
 
     def render(self, tree: exp.Expr, reads: BoundTables) -> str:
         """Spark SQL text of ``tree`` with every catalog table replaced by the name of its snapshot frame (a

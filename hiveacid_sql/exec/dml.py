@@ -24,8 +24,9 @@ from pyspark.sql import functions as F
 
 from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.errors import ExecutionError
-from hiveacid_sql.exec.events import delete_events, insert_events, update_events
+from hiveacid_sql.exec.events import EVENT_PAIR, delete_events, insert_events, update_event_pairs
 from hiveacid_sql.exec.insert_only import write_empty_dirs, write_insert_only
+from hiveacid_sql.exec.local_scan import collect_pairs, is_local
 from hiveacid_sql.exec.merge import MergeCounts, write_merge, write_merge_inserts
 from hiveacid_sql.exec.plain import BUCKET_COLUMN, PART_DIR_COLUMN, write_plain, write_plain_partitions
 from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir, static_part_dir
@@ -144,12 +145,17 @@ def _write_update(
     changed = enforce_checks(changed, target)
     part_dir = new_part_dir(target) if plan.moves_partitions else F.col("__part_dir")
     bucket = new_bucket_id(target) if plan.moves_buckets else None
-    events = update_events(
+    pairs = update_event_pairs(
         changed, [c.name for c in target.columns], stmt=statement_ids[0], data_types=data_types(target),
         new_part_dir=part_dir, new_bucket_id=bucket,
     )
     limit = settings.value(DRIVER_WRITE_MAX_ROWS)
-    files = write_changes(events, sink, limit, keep=not _surely_fits(binder, target, 2, limit))
+    local = collect_pairs(pairs, limit) if limit > 0 and is_local(pairs) else None
+    if local is not None:  # a small target read on the driver (exec/local_scan.py): no Spark job
+        files = write_events_local(local, sink)
+    else:
+        events = pairs.select(F.inline(F.col(EVENT_PAIR)))
+        files = write_changes(events, sink, limit, keep=not _surely_fits(binder, target, 2, limit))
     updated = _rows(files, "delete")  # each updated row: one delete event and its new version
     return files, "u", {"num_updated_rows": updated, "num_affected_rows": updated}
 

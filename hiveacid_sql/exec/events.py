@@ -92,7 +92,11 @@ def delete_events(changed: DataFrame, data_names: Sequence[str], *, stmt: int, d
     return changed.select(event.alias("e")).select("e.*")
 
 
-def update_events(
+#: The column of :func:`update_event_pairs`: an updated row's two events.
+EVENT_PAIR = "__event_pair"
+
+
+def update_event_pairs(
     changed: DataFrame,
     data_names: Sequence[str],
     *,
@@ -101,7 +105,8 @@ def update_events(
     new_part_dir: Column,
     new_bucket_id: Column | None,
 ) -> DataFrame:
-    """Split update: a delete event for the old row and an insert event for its new version, per row.
+    """Split update: a delete event for the old row and an insert event for its new version, per row, as
+    one array column ``__event_pair`` (a projection: over a local relation Spark folds it into another).
 
     ``changed`` has ``__part_dir``, the old row id and the new values of the data columns. The new version
     goes to ``new_part_dir`` and ``new_bucket_id`` (None: the old row's bucket, Hive's rule for un-bucketed
@@ -119,7 +124,7 @@ def update_events(
         [F.col(n) for n in data_names],
         data_names,
     )
-    return changed.select(F.inline(F.array(delete, insert)))
+    return changed.select(F.array(delete, insert).alias(EVENT_PAIR))
 
 
 def merge_events(

@@ -27,6 +27,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from hiveacid_sql.acid.names import ACID_VERSION_CONTENT, ACID_VERSION_FILE
+from hiveacid_sql.exec.local_scan import collect_arrow, is_local
 from hiveacid_sql.exec.tasks import (
     BUCKET,
     BUCKET_ID,
@@ -135,6 +136,10 @@ def write_changes(events: DataFrame, sink: TableSink, driver_max_rows: int, *, k
     limit = driver_max_rows
     if limit <= 0:
         return write_events(events, sink, route="shuffle")
+    if is_local(events):  # the rows are the driver's already (exec/local_scan.py): collected without a job
+        head = collect_arrow(events, limit + 1)
+        if head.num_rows <= limit:
+            return write_events_local(head, sink)
     kept = events.persist(StorageLevel.MEMORY_AND_DISK) if keep else events
     try:
         if limit < _MAX_LIMIT:

@@ -79,7 +79,9 @@ def test_a_statement_reads_only_the_footers_of_new_files(acid):
 def test_a_small_update_is_one_job_and_its_partition_filter_none(spark, acid):
     """The driver-path write collects the changed rows in the job that finds them (no count first), and the
     partitions a filter keeps (to read and to lock) are chosen on the driver over an inline table: a one-row
-    UPDATE or DELETE of a table without delete deltas, partitioned or not, is one Spark job."""
+    UPDATE or DELETE of a table without delete deltas, partitioned or not, is one Spark job. (Spark's scan:
+    tables this small are otherwise read on the driver, with no job: tests/spark/test_local_scan.py.)"""
+    acid.sql("SET hiveacid.driver.scan.max.rows=0")
     acid.sql("CREATE TABLE t (id int, v string) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
     acid.sql("INSERT INTO t SELECT id, concat('v', id) FROM range(0, 100)")
     _, work = measure(spark, lambda: acid.sql("UPDATE t SET v = 'x' WHERE id = 7"))
