@@ -14,19 +14,26 @@ import pyarrow as pa
 import pyarrow.orc as porc
 
 from hiveacid_sql.exec.metrics import measure
+from hiveacid_sql.exec.small_files import SMALL_FILE_MAX_ROWS_CONF
 
 ACID = "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
 
 
 def _twins(acid, statements: list[str], query: str) -> list:
-    """Run ``statements`` over ``{t}`` with the driver scan on (table ``on_``) and off (``off_``); the rows
-    of ``query`` over each, which must be equal."""
+    """Run ``statements`` over ``{t}`` with the driver scan on (table ``on_``) and off (``off_``: Spark's ORC
+    reader for every file, small ones too); the rows of ``query`` over each, which must be equal."""
     out = {}
+    spark = acid.ctx.spark
     for name, limit in (("on_", "5000"), ("off_", "0")):
         acid.sql(f"SET hiveacid.driver.scan.max.rows={limit}")
-        for s in statements:
-            acid.sql(s.format(t=name))
-        out[name] = sorted(acid.sql(query.format(t=name)).collect(), key=repr)
+        if limit == "0":
+            spark.conf.set(SMALL_FILE_MAX_ROWS_CONF, "0")
+        try:
+            for s in statements:
+                acid.sql(s.format(t=name))
+            out[name] = sorted(acid.sql(query.format(t=name)).collect(), key=repr)
+        finally:
+            spark.conf.unset(SMALL_FILE_MAX_ROWS_CONF)
     acid.sql("SET hiveacid.driver.scan.max.rows=5000")
     assert out["on_"] == out["off_"]
     assert out["on_"]
@@ -102,9 +109,13 @@ def test_a_one_row_update_of_a_small_table_launches_no_job(spark, acid):
     assert (result.num_updated_rows, work.jobs) == (1, 0)
     result, work = measure(spark, lambda: acid.sql("DELETE FROM t WHERE id = 8"))  # with a delete delta now
     assert (result.num_deleted_rows, work.jobs) == (1, 0)
-    acid.sql("SET hiveacid.driver.scan.max.rows=999")  # above the setting: Spark's scan, one job
-    result, work = measure(spark, lambda: acid.sql("UPDATE t SET v = 'y' WHERE id = 9"))
-    assert (result.num_updated_rows, work.jobs) == (1, 2)
+    acid.sql("SET hiveacid.driver.scan.max.rows=999")  # above the setting (and no small-file reads): Spark's scan
+    spark.conf.set(SMALL_FILE_MAX_ROWS_CONF, "0")
+    try:
+        result, work = measure(spark, lambda: acid.sql("UPDATE t SET v = 'y' WHERE id = 9"))
+    finally:
+        spark.conf.unset(SMALL_FILE_MAX_ROWS_CONF)
+    assert result.num_updated_rows == 1 and work.jobs >= 1
     assert sorted(acid.sql("SELECT id, v FROM t WHERE id BETWEEN 6 AND 10").collect()) == [
         (6, "v6"), (7, "x"), (9, "y"), (10, "v10"),
     ]

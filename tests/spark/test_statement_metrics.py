@@ -80,17 +80,24 @@ def test_a_small_update_is_one_job_and_its_partition_filter_none(spark, acid):
     """The driver-path write collects the changed rows in the job that finds them (no count first), and the
     partitions a filter keeps (to read and to lock) are chosen on the driver over an inline table: a one-row
     UPDATE or DELETE of a table without delete deltas, partitioned or not, is one Spark job. (Spark's scan:
-    tables this small are otherwise read on the driver, with no job: tests/spark/test_local_scan.py.)"""
+    tables and files this small are otherwise read on the driver, with no job: tests/spark/test_local_scan.py.)"""
     acid.sql("SET hiveacid.driver.scan.max.rows=0")
+    spark.conf.set(SMALL_FILE_MAX_ROWS_CONF, "0")
+    try:
+        _small_update_jobs(spark, acid)
+    finally:
+        spark.conf.unset(SMALL_FILE_MAX_ROWS_CONF)
+
+
+def _small_update_jobs(spark, acid) -> None:
     acid.sql("CREATE TABLE t (id int, v string) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
     acid.sql("INSERT INTO t SELECT id, concat('v', id) FROM range(0, 100)")
     _, work = measure(spark, lambda: acid.sql("UPDATE t SET v = 'x' WHERE id = 7"))
     assert work.jobs == 1
-    # With a delete delta: still one job (the collect). Every file is small, so the deletes are applied on
-    # the driver (exec/small_files.py; read by Spark, their broadcast was a job of its own); the events are
-    # not kept (a job of its own) since the footers say 100 rows cannot make more events than the driver limit.
+    # With a delete delta: its broadcast, then the collect; the events are not kept (a job of its own) since
+    # the footers say 100 rows cannot make more events than the driver limit.
     _, work = measure(spark, lambda: acid.sql("UPDATE t SET v = 'y' WHERE id = 8"))
-    assert work.jobs == 1
+    assert work.jobs == 2
     acid.sql(
         "CREATE TABLE p (id int, v string) PARTITIONED BY (s string, d int) STORED AS ORC "
         "TBLPROPERTIES ('transactional'='true')"
