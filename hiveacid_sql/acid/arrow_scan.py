@@ -178,8 +178,8 @@ def _column(chunked: pa.ChunkedArray, physical: HiveType, table: HiveType, write
 
 
 # ---------------------------------------------------------------------------------------------- reading
-def _valid_mask(cwid: pa.ChunkedArray, write_ids: ValidWriteIdList) -> pa.ChunkedArray | None:
-    """Rows whose write id is valid in the snapshot (None: all of them)."""
+def valid_write_id_mask(cwid: pa.ChunkedArray, write_ids: ValidWriteIdList) -> pa.ChunkedArray | None:
+    """Rows whose write id (``currentTransaction``) is valid in the snapshot (None: all of them)."""
     if len(cwid) == 0:
         return None
     lo, hi = pc.min_max(cwid).values()
@@ -325,7 +325,7 @@ def _read_events(
     mask = pc.equal(raw.column(op), kind) if check_op else None
     if check_cwid:
         assert write_ids is not None  # check_cwid needs them
-        valid = _valid_mask(raw.column(cwid), write_ids)
+        valid = valid_write_id_mask(raw.column(cwid), write_ids)
         if valid is not None:
             mask = valid if mask is None else pc.and_(mask, valid)
     out: dict[str, pa.ChunkedArray] = {}

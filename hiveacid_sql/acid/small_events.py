@@ -29,10 +29,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.fs as pafs
 
-from hiveacid_sql.acid.arrow_scan import CWID, Columns, DeleteSet, anti_join_deletes, compaction_events
+from hiveacid_sql.acid.arrow_scan import (
+    CWID,
+    Columns,
+    DeleteSet,
+    anti_join_deletes,
+    compaction_events,
+    valid_write_id_mask,
+)
 from hiveacid_sql.acid.orc_footer import OrcFooter
 from hiveacid_sql.acid.scan_files import is_event_file, row_fields
-from hiveacid_sql.acid.writeids import RangeResponse, ValidWriteIdList
+from hiveacid_sql.acid.writeids import ValidWriteIdList
 
 #: Table column types whose values the driver read gives exactly as Spark's ORC reader path does.
 PLAIN_TYPES = frozenset(
@@ -116,19 +123,6 @@ class EventCache:
 EVENTS = EventCache()
 
 
-def _valid(cwid: pa.ChunkedArray, write_ids: ValidWriteIdList) -> pa.ChunkedArray | None:
-    """Events whose ``currentTransaction`` is valid in the snapshot (None: all of them)."""
-    if len(cwid) == 0:
-        return None
-    lo, hi = pc.min_max(cwid).values()
-    if write_ids.is_write_id_range_valid(lo.as_py(), hi.as_py()) is RangeResponse.ALL:
-        return None
-    mask = pc.less_equal(cwid, write_ids.high_watermark)
-    if write_ids.exceptions:
-        mask = pc.and_(mask, pc.invert(pc.is_in(cwid, pa.array(write_ids.exceptions, pa.int64()))))
-    return mask
-
-
 def live_events(
     fs: pafs.FileSystem,
     files: Sequence[SmallFile],
@@ -153,7 +147,7 @@ def live_events(
     pieces = []
     for f, events in zip(files, tables, strict=True):
         if write_ids is not None:
-            mask = _valid(events.column(CWID), write_ids)
+            mask = valid_write_id_mask(events.column(CWID), write_ids)
             if mask is not None:
                 events = events.filter(mask)
         events = events.drop_columns([CWID])
