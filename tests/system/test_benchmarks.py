@@ -57,15 +57,32 @@ def test_every_scenario_times_ours_and_its_peers(results) -> None:
         assert result["tracemalloc_peak_mb"] > 0
 
 
+#: What Spark does for ours at this size, by scenario: (launches jobs, its ORC reader reads rows).
+#: The tables are small (2,000 rows), so UPDATE / DELETE targets are read on the driver and the statement is
+#: a local relation (``hiveacid.driver.scan.max.rows``): no job, nothing read by Spark. MERGE still joins
+#: its (non-local) source in jobs. A major compaction reads its inputs with pyarrow inside its one job, an
+#: INSERT ... VALUES reads no table, and the SELECT scans read the base through Spark.
+SPARK_WORK = {
+    "scan_after_dml": (True, True),
+    "scan_many_deltas": (True, True),
+    "merge_1pct": (True, True),
+    "major_compaction": (True, False),
+    "small_insert": (True, False),
+    "update_one": (False, False),
+    "delete_1pct": (False, False),
+    "small_update": (False, False),
+}
+
+
 def test_every_statement_of_ours_reports_its_spark_work(results) -> None:
     for name, result in results.items():
         ours = result["contenders"][OURS]
         if name.startswith(("store_", "arrow_read")):  # no Spark job by design
             assert ours["spark_jobs"] == 0, name
             continue
-        assert ours["spark_jobs"] >= 1, (name, ours)
-        # An INSERT ... VALUES reads no data source (its rows are a local relation); the rest read the table.
-        assert ours["rows_read"] >= (0 if name == "small_insert" else 1), (name, ours)
+        jobs, reads = SPARK_WORK[name]
+        assert (ours["spark_jobs"] >= 1) is jobs, (name, ours)
+        assert (ours["rows_read"] >= 1) is reads, (name, ours)
 
 
 def test_ours_and_every_peer_end_with_the_same_table(results) -> None:
@@ -94,8 +111,9 @@ def test_final_tables_hold_the_changes(results) -> None:
     many = results["scan_many_deltas"]
     assert set(many["contenders"]) == {OURS, "after-0", "after-2"}
     assert many["contents"][OURS]["n"] == TINY  # no-op UPDATEs: every row still there, once
-    # Each one-row UPDATE adds one insert event and one delete event for the scan to read.
-    assert many["contenders"][OURS]["rows_read"] == many["contenders"]["after-0"]["rows_read"] + 2 * 3
+    # Each one-row UPDATE adds a one-event insert delta and delete delta; those small files are read on the
+    # driver (exec/small_files.py), so Spark's ORC reader reads exactly what it reads after 0 statements.
+    assert many["contenders"][OURS]["rows_read"] == many["contenders"]["after-0"]["rows_read"] == TINY
     assert results["delete_1pct"]["notes"]["hiveacid_rows_affected"] == TINY // 100
 
 
