@@ -26,7 +26,7 @@ from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.errors import ExecutionError
 from hiveacid_sql.exec.events import EVENT_PAIR, delete_events, insert_events, update_event_pairs
 from hiveacid_sql.exec.insert_only import write_empty_dirs, write_insert_only
-from hiveacid_sql.exec.local_scan import collect_pairs, is_local
+from hiveacid_sql.exec.local_scan import collect_pairs, is_local, snapshot_rows
 from hiveacid_sql.exec.merge import MergeCounts, write_merge, write_merge_inserts
 from hiveacid_sql.exec.plain import BUCKET_COLUMN, PART_DIR_COLUMN, write_plain, write_plain_partitions
 from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir, static_part_dir
@@ -179,7 +179,7 @@ def _surely_fits(binder: Binder, target: TableDef, events_per_row: int, limit: i
     if files is None or limit <= 0:
         return False
     fs, _ = filesystem_for(target.location)
-    rows = sum(f.num_rows for f in files.footers(fs, (*files.data_files, *files.original_files)))
+    rows = snapshot_rows(fs, files)
     return rows * events_per_row <= limit
 
 

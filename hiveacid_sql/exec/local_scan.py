@@ -25,6 +25,7 @@ from hiveacid_sql.acid.hive_types import HiveType
 from hiveacid_sql.acid.scan_files import ScanFiles
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.exec.scan import frame_schema
+from hiveacid_sql.exec.small_files import local_relation
 from hiveacid_sql.exec.spark_types import spark_schema
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID
 
@@ -58,11 +59,8 @@ def local_frame(
     schema = T.StructType([*frame_schema(table_columns).fields, *spark_schema(list(partition_columns)).fields])
     if not pieces:
         return spark.createDataFrame([], schema)
-    # One batch: PySpark 4.3's createDataFrame drops the rows after an empty batch that follows others (an empty
-    # piece kept a fully deleted partition out of the frame, and the partitions after it too).
     data = pa.concat_tables([p.replace_schema_metadata(None) for p in pieces], promote_options="permissive")
-    data = data.combine_chunks()
-    df = spark.createDataFrame(data)
+    df = local_relation(spark, data)
     # Arrow's types as the Spark scan's (char/varchar are strings there and here; the casts are no-ops
     # elsewhere), by position: Arrow field names are the Hive column names as the table spells them.
     return df.select(*[F.col(f"`{n}`").cast(f.dataType).alias(f.name) for n, f in zip(df.columns, schema.fields, strict=True)])

@@ -132,12 +132,12 @@ def live_rows(
     delete_frames = list(deletes)
     if inserts is not None and local_deletes is not None and not delete_frames:
         inserts = without_deleted(inserts, local_deletes, PART_DIR)
-        local_frame = _local(spark, inserts, frame_schema)
-        spark_part = _anti_join(data, [_local(spark, local_deletes, _DELETE_SCHEMA)], broadcast=broadcast)
+        local_frame = local_relation(spark, inserts, frame_schema)
+        spark_part = _anti_join(data, [local_relation(spark, local_deletes, _DELETE_SCHEMA)], broadcast=broadcast)
         return local_frame if spark_part is None else spark_part.unionByName(local_frame)
     if local_deletes is not None:
-        delete_frames.append(_local(spark, local_deletes, _DELETE_SCHEMA))
-    frames = [f for f in (data, None if inserts is None else _local(spark, inserts, frame_schema)) if f is not None]
+        delete_frames.append(local_relation(spark, local_deletes, _DELETE_SCHEMA))
+    frames = [f for f in (data, None if inserts is None else local_relation(spark, inserts, frame_schema)) if f is not None]
     if not frames:
         return spark.createDataFrame([], frame_schema)
     joined = _anti_join(functools.reduce(DataFrame.unionByName, frames), delete_frames, broadcast=broadcast)
@@ -145,10 +145,11 @@ def live_rows(
     return joined
 
 
-def _local(spark: SparkSession, table: pa.Table, schema: T.StructType) -> DataFrame:
+def local_relation(spark: SparkSession, table: pa.Table, schema: T.StructType | None = None) -> DataFrame:
     """A local relation of ``table``, in one Arrow batch: PySpark 4.3's ``createDataFrame`` of a table whose
-    chunks include an empty one (the driver's anti join leaves them) drops every row after it (measured: a
-    table of chunks of 2, 0 and 4 rows gives 2 rows)."""
+    chunks include an empty one (the driver's anti join leaves them, and so does a fully deleted partition
+    among concatenated pieces) drops every row after it (measured: a table of chunks of 2, 0 and 4 rows
+    gives 2 rows)."""
     return spark.createDataFrame(table.combine_chunks(), schema)
 
 
