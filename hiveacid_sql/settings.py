@@ -111,6 +111,8 @@ READ_LEASE_SECONDS = "hiveacid.read.lease.seconds"
 CARDINALITY_CHECK = "hive.merge.cardinality.check"
 DRIVER_WRITE_MAX_ROWS = "hiveacid.driver.write.max.rows"
 DRIVER_SCAN_MAX_ROWS = "hiveacid.driver.scan.max.rows"
+WRITE_MAX_WRITERS = "hiveacid.write.max.writers"
+WRITE_BYTES_PER_WRITER = "hiveacid.write.bytes.per.writer"
 DEFAULT_FILEFORMAT = "hive.default.fileformat"
 INITIATOR_ON = "hive.compactor.initiator.on"
 WORKER_THREADS = "hive.compactor.worker.threads"
@@ -138,6 +140,16 @@ REGISTRY: dict[str, Setting] = {
         Setting(
             DRIVER_SCAN_MAX_ROWS, "5000", _integer(0),
             "a DML target of up to this many rows is read on the driver (0: never)",
+        ),
+        Setting(
+            WRITE_MAX_WRITERS, "0", _integer(0),
+            "an INSERT .. SELECT into an un-bucketed ACID table spreads its rows over at most this many writer "
+            "tasks, each its own bucket_N (0: Spark's default parallelism)",
+        ),
+        Setting(
+            WRITE_BYTES_PER_WRITER, "1048576", _integer(0),
+            "one writer per this many bytes of Spark's size estimate of an INSERT .. SELECT's rows (0: the "
+            "input's own tasks write)",
         ),
         Setting(DEFAULT_FILEFORMAT, "textfile", _choice("textfile", "orc", "parquet"), "CREATE TABLE's storage"),
         Setting(INITIATOR_ON, "false", boolean, "run the compaction initiator in this session"),

@@ -373,7 +373,6 @@ def write_compacted_task(fs_uri: str, build_dir: str, columns: Sequence[tuple[st
 #: A merge task that found its inputs out of ``(originalTransaction, bucket, rowId)`` order says so with this
 #: word; the job then runs again through the sort (:func:`run_compaction_job`).
 _UNSORTED = "HIVEACID_MERGE_UNSORTED"
-_MERGE_JOBS = "bucket_id int, inputs string"
 
 
 def merge_inputs(fs: pafs.FileSystem, root: str, plan: CompactionPlan) -> list[tuple[int, list[list]]] | None:
@@ -435,13 +434,13 @@ def merge_major_task(
     write_ids: ValidWriteIdList,
     deletes: Sequence[str],
     out_schema: T.StructType,
+    tasks: Sequence[Sequence[tuple[int, list[list]]]],
 ) -> TaskFn:
-    """Write each job row's ``bucket_N`` of a major compaction by reading its inputs one after the other
-    (:func:`merge_inputs`) through ``pyarrow.fs`` (the Arrow reader's rules, as :func:`read_inputs_task`), less
-    the deletes, straight into the file: no shuffle, no sort. Each run is checked as it goes by: a row out of
+    """Write the ``bucket_N`` files of a major compaction: the task reading row ``i`` of ``spark.range`` writes
+    ``tasks[i]``'s outputs (a bucket id and its inputs, :func:`merge_inputs`), each by reading its inputs one
+    after the other through ``pyarrow.fs`` (the Arrow reader's rules, as :func:`read_inputs_task`), less the
+    deletes, straight into the file: no shuffle, no sort. Each run is checked as it goes by: a row out of
     order fails the task with :data:`_UNSORTED` (nothing half-written is left under a final name)."""
-    import json
-
     from pyspark.sql.pandas.types import to_arrow_schema
 
     arrow_schema = to_arrow_schema(out_schema)
@@ -453,14 +452,13 @@ def merge_major_task(
         inputs = _TaskInputs(fs_uri, columns, write_ids, deletes)
         fs, table_columns, names = inputs.fs, inputs.table_columns, inputs.names
         done = []
-        for job in batches:
-            for item in job.to_pylist():
+        for batch in batches:
+            for bucket_id, group in (out for i in batch.column(0).to_pylist() for out in tasks[i]):
                 deleted = inputs.deleted()
-                bucket_id = int(item["bucket_id"])
                 out_file: _CompactedFile | None = None
                 last: tuple[int, int, int] | None = None
                 try:
-                    for path, kind, bucket, start in json.loads(item["inputs"]):
+                    for path, kind, bucket, start in group:
                         if kind == ORIGINAL:
                             rows = original_rows(fs, OriginalSlice(path, bucket, start, ""), table_columns)
                         else:
@@ -507,23 +505,24 @@ def _merge_major(
     table_columns: Sequence[tuple[str, HiveType]],
     write_ids: ValidWriteIdList,
 ) -> list | None:
-    """A major compaction's outputs written by :func:`merge_major_task` (one task per few output files, the
-    job rows spread over the tasks); None when its inputs are not sorted runs (:func:`merge_inputs`) or a task
-    found them out of order (its outputs removed): the caller then sorts."""
-    import json
-
+    """A major compaction's outputs written by :func:`merge_major_task`: one output ``bucket_N`` per bucket id of
+    the inputs (an un-bucketed table's writer ids included, as Hive's compactor groups them), dealt out in turn
+    to at most ``spark.sql.shuffle.partitions`` tasks, one ``spark.range`` row and partition each: no shuffle,
+    and a table written by two writers is compacted by two tasks at once. None when its inputs are not sorted
+    runs (:func:`merge_inputs`) or a task found them out of order (its outputs removed): the caller then
+    sorts."""
     groups = merge_inputs(fs, root, plan)
     if groups is None:
         return None
     deletes = [join_path(root, f.path) for d in plan.delete_deltas for f in plan.state.delta_files.get(d.name, ())]
     columns = [(n, t.to_string()) for n, t in table_columns]
-    rows = [(bucket_id, json.dumps(inputs)) for bucket_id, inputs in groups]
-    jobs = spark.createDataFrame(rows, _MERGE_JOBS)
-    width = max(1, int(spark.conf.get("spark.sql.shuffle.partitions") or 1))
-    jobs = jobs.repartition(min(len(rows), width)) if len(rows) > 1 else jobs.coalesce(1)
-    task = merge_major_task(fs_uri, build_dir, plan.insert_dir, columns, write_ids, deletes, _input_schema(table_columns))
+    width = max(1, min(len(groups), int(spark.conf.get("spark.sql.shuffle.partitions") or 1)))
+    tasks = [groups[i::width] for i in range(width)]
+    task = merge_major_task(
+        fs_uri, build_dir, plan.insert_dir, columns, write_ids, deletes, _input_schema(table_columns), tasks
+    )
     try:
-        return jobs.mapInArrow(task, _STATS).collect()
+        return spark.range(0, width, 1, width).mapInArrow(task, _STATS).collect()
     except Exception as exc:
         if _UNSORTED not in str(exc):
             raise

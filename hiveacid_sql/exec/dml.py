@@ -36,6 +36,7 @@ from hiveacid_sql.exec.spark_types import data_types
 from hiveacid_sql.exec.tasks import TableSink
 from hiveacid_sql.exec.write import (
     FileWritten,
+    append_writers,
     finish_directories,
     write_changes,
     write_events,
@@ -43,7 +44,7 @@ from hiveacid_sql.exec.write import (
     write_version_file,
 )
 from hiveacid_sql.plan.model import DeletePlan, DmlPlan, InsertPlan, MergePlan, TruncatePlan, UpdatePlan
-from hiveacid_sql.settings import DRIVER_WRITE_MAX_ROWS, Settings
+from hiveacid_sql.settings import DRIVER_WRITE_MAX_ROWS, WRITE_BYTES_PER_WRITER, WRITE_MAX_WRITERS, Settings
 from hiveacid_sql.txn import TableDef
 
 if TYPE_CHECKING:
@@ -133,8 +134,11 @@ def _write_insert(
     )
     if plan.values:
         files = write_events_local(events.toArrow(), sink)
+    elif target.is_bucketed:
+        files = write_events(events, sink, route="shuffle")
     else:
-        files = write_events(events, sink, route="shuffle" if target.is_bucketed else "append")
+        max_writers, per_writer = settings.value(WRITE_MAX_WRITERS), settings.value(WRITE_BYTES_PER_WRITER)
+        files = write_events(events, sink, route="append", writers=append_writers(events, max_writers, per_writer))
     return files, "i", _insert_delete_counts(files)
 
 

@@ -2,9 +2,12 @@
 
 Two ways to bring an event frame's groups together on Spark:
 
-* ``append``: fresh inserts into an un-bucketed table. No shuffle: every task writes its own rows as
+* ``append``: fresh inserts into an un-bucketed table. Every task writes its own rows as
   ``bucket_<task id>`` (sorted by partition directory first when the table is partitioned), as Hive's
-  un-bucketed writers do. At most 4096 tasks, the number of bucket ids BucketCodec V1 can hold.
+  un-bucketed writers do. At most 4096 tasks, the number of bucket ids BucketCodec V1 can hold. A large
+  insert is spread over ``writers`` tasks (:func:`append_writers`: Spark's size estimate of the rows, at most
+  ``hiveacid.write.max.writers``) in chunks of neighbouring rows, so a load from one input split is not
+  written, then read and compacted, by one core; a small one keeps its input's tasks (no shuffle).
 * ``shuffle``: everything else (deletes, updates, bucketed tables, MERGE). Rows are hash-partitioned by
   ``(op, statement, partition, bucket)`` and sorted by that key and the row id, so each group lands in
   exactly one task and becomes exactly one file, with delete events in ROW__ID order.
@@ -23,7 +26,7 @@ from typing import Literal
 import pyarrow as pa
 import pyarrow.fs as pafs
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from hiveacid_sql.acid.names import ACID_VERSION_CONTENT, ACID_VERSION_FILE
@@ -66,18 +69,17 @@ def _files(rows: Iterable[dict]) -> list[FileWritten]:
     ]
 
 
-def write_events(events: DataFrame, sink: TableSink, *, route: Route) -> list[FileWritten]:
-    """Write an event frame with Spark tasks; returns one record per file (collected: a few rows per file)."""
+def write_events(events: DataFrame, sink: TableSink, *, route: Route, writers: int = 1) -> list[FileWritten]:
+    """Write an event frame with Spark tasks; returns one record per file (collected: a few rows per file).
+    ``writers`` (``append`` only): spread the rows over that many tasks (:func:`_spread`; 1: as they come)."""
     if route == "append":
-        prepared = events.coalesce(MAX_WRITERS)
+        prepared = events.coalesce(MAX_WRITERS) if writers <= 1 else _spread(events, min(writers, MAX_WRITERS))
         if sink.partitioned:
             prepared = prepared.sortWithinPartitions(PART_DIR)
     else:
         # Fresh inserts of an un-bucketed table get a bucket id before the shuffle, spread over the shuffle
         # partitions by a hash of their values, so a large insert leg is not written by a single task.
-        # Spark's hash refuses maps (anywhere in a column's type): those columns do not take part.
-        hashable = [F.col(n) for n, t in sink.columns if "map<" not in t.lower()]
-        spread = F.pmod(F.hash(*hashable), F.lit(_shuffle_width(events))) if hashable else F.lit(0)
+        spread = F.pmod(_row_hash(sink), F.lit(_shuffle_width(events)))
         prepared = (
             events.withColumn(
                 BUCKET_ID, F.when(F.col(BUCKET_ID) == UNASSIGNED_BUCKET, spread).otherwise(F.col(BUCKET_ID))
@@ -87,6 +89,69 @@ def write_events(events: DataFrame, sink: TableSink, *, route: Route) -> list[Fi
         )
     stats = prepared.mapInArrow(write_events_task(sink), STATS_SCHEMA)
     return _files(r.asDict() for r in stats.collect())
+
+
+def _row_hash(sink: TableSink) -> Column:
+    """A hash of a new row's values; Spark's hash refuses maps (anywhere in a column's type): those columns do
+    not take part (no column left: 0)."""
+    hashable = [F.col(n) for n, t in sink.columns if "map<" not in t.lower()]
+    return F.hash(*hashable) if hashable else F.lit(0)
+
+
+#: Rows of one input task that go to one writer in a row when an insert is spread (:func:`_spread`): ORC's row
+#: index stride, so each 10,000-row group of a written file holds rows that were neighbours in the input.
+SPREAD_CHUNK_ROWS = 10_000
+_ROW_NUMBER_BITS = 33  # monotonically_increasing_id(): partition index << 33 | row number in the partition
+
+
+def _spread(events: DataFrame, writers: int) -> DataFrame:
+    """The rows in ``writers`` partitions, in chunks of :data:`SPREAD_CHUNK_ROWS` neighbouring rows dealt
+    out in turn (chunk ``c`` of input task ``p`` to writer ``(c + p) % writers``). Neighbours stay together,
+    so what the input's order gave the files (compression, the key ranges by which stripes and row groups
+    are skipped: ``exec/sarg.py``) survives, which a hash of each row would scatter; a write of fewer rows
+    than a chunk stays one file. Spark's hash partitioning places a key by ``pmod(murmur3(key, 42), n)``:
+    each writer's key is chosen so that it lands there, and the partition count is fixed (Spark's adaptive
+    execution coalesces only shuffles whose number it chose)."""
+    position = F.monotonically_increasing_id()
+    row = position.bitwiseAND(F.lit((1 << _ROW_NUMBER_BITS) - 1))
+    chunk = F.floor(row / F.lit(SPREAD_CHUNK_ROWS)) + F.shiftright(position, _ROW_NUMBER_BITS)
+    keys = F.array(*[F.lit(k) for k in _partition_keys(writers)])
+    return events.repartition(writers, F.element_at(keys, (F.pmod(chunk, F.lit(writers)) + 1).cast("int")))
+
+
+def _partition_keys(n: int) -> list[int]:
+    """For each of ``n`` partitions an int key that Spark's hash partitioning sends there."""
+    from hiveacid_sql.acid.bucketing import murmur3_32
+
+    keys: dict[int, int] = {}
+    candidate = 0
+    while len(keys) < n:
+        keys.setdefault(murmur3_32(candidate.to_bytes(4, "little", signed=True), 42) % n, candidate)
+        candidate += 1
+    return [keys[i] for i in range(n)]
+
+
+def append_writers(events: DataFrame, max_writers: int, bytes_per_writer: int) -> int:
+    """How many writers a fresh insert into an un-bucketed table is spread over: Spark's size estimate of the
+    rows (without running anything: a file scan counts its files' bytes, compressed) over
+    ``bytes_per_writer``, at most ``max_writers`` (0: Spark's default parallelism, the cores). 1 (the input's
+    own tasks write, no shuffle) when the estimate is so large that Spark reads it in at least that many
+    tasks anyway (``spark.sql.files.maxPartitionBytes`` each; joins, which Spark over-estimates without
+    ANALYZE's row counts, fall here too), when ``bytes_per_writer`` is 0, and under Spark Connect, whose
+    plans give no statistics in this process."""
+    from hiveacid_sql.exec.session import is_connect
+
+    spark = events.sparkSession
+    if bytes_per_writer <= 0 or is_connect(spark):
+        return 1
+    limit = min(max_writers or spark.sparkContext.defaultParallelism, MAX_WRITERS)
+    if limit <= 1:
+        return 1
+    jdf = events._jdf  # noqa: SLF001 - no Python API for a plan's statistics
+    size = int(str(jdf.queryExecution().analyzed().stats().sizeInBytes()))  # a Scala BigInt
+    writers = max(1, min(limit, -(-size // bytes_per_writer)))
+    split = int(jdf.sparkSession().sessionState().conf().filesMaxPartitionBytes())
+    return 1 if size >= writers * split else writers
 
 
 def _shuffle_width(df: DataFrame) -> int:

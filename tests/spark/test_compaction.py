@@ -799,3 +799,70 @@ def test_major_compaction_of_inputs_out_of_order_sorts_them(acid, warehouse, mon
     assert [e["row"]["id"] for e in events(warehouse / "t" / "base_0000002" / "bucket_00000")] == [1, 2, 3]
     assert _with_ids(acid, "t") == before
     _sorted_files(acid, warehouse / "t", "t")
+
+
+def _tasks_since(spark, last_job: int) -> int:
+    """Tasks of the Spark jobs after ``last_job`` (Spark's status store, as exec/metrics.py reads it)."""
+    store = spark.sparkContext._jsc.sc().statusStore()  # noqa: SLF001 - no Python API for the store
+    spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty()  # noqa: SLF001
+    jobs = store.jobsList(None)
+    return sum(jobs.apply(i).numTasks() for i in range(jobs.length()) if jobs.apply(i).jobId() > last_job)
+
+
+def test_insert_spread_over_two_writers_then_update_delete_minor_and_major_per_writer(acid, warehouse, monkeypatch):
+    """A large INSERT .. SELECT into an un-bucketed table (here forced: 2 writers, chunks of 10 rows) from one
+    input split is written by two tasks, bucket_00000 and bucket_00001 (writer id in the bucket property, row
+    ids per file); UPDATE / DELETE of rows of either file, minor and major compaction keep every row and row id,
+    and the major compaction writes one base file per writer id, one task each, without the sort."""
+    import hiveacid_sql
+    from hiveacid_sql.acid.codec import decode_bucket_id
+    from hiveacid_sql.exec import compact, write
+    from hiveacid_sql.exec.metrics import SparkWork
+
+    spark = acid.spark
+    assert write.append_writers(spark.range(10), 0, 1 << 20) == 1  # a small write: its input's own task
+    assert write.append_writers(spark.range(10**6), 0, 1 << 20) == 2  # 8 MB: the cores (local[2])
+    assert write.append_writers(spark.range(10**6), 0, 0) == 1  # off
+    big = spark.range(10**6).crossJoin(spark.range(10**6))  # Spark's estimate: 16 TB, read in many tasks anyway
+    assert write.append_writers(big, 2, 1 << 20) == 1
+    monkeypatch.setattr(write, "SPREAD_CHUNK_ROWS", 10)
+    acid.sql("SET hiveacid.write.max.writers=2")
+    acid.sql("SET hiveacid.write.bytes.per.writer=1")
+    acid.sql(f"CREATE TABLE t (id int, v string) {ACID}")
+    result = acid.sql("INSERT INTO t SELECT CAST(id AS int), concat('v', id) FROM range(0, 45, 1, 1)")
+    assert result.num_inserted_rows == 45 and result.num_files_written == 2
+    table = warehouse / "t"
+    delta = table / "delta_0000001_0000001_0000"
+    assert listing(delta) == ["_orc_acid_version", "bucket_00000", "bucket_00001"]
+    # chunks of 10 neighbouring rows dealt out in turn, each file in its input order, row ids 0..n-1
+    for name, ids in (("bucket_00000", [*range(0, 10), *range(20, 30), *range(40, 45)]),
+                      ("bucket_00001", [*range(10, 20), *range(30, 40)])):
+        evs = events(delta / name)
+        assert [e["row"]["id"] for e in evs] == ids
+        assert [e["rowId"] for e in evs] == list(range(len(ids)))
+        assert {decode_bucket_id(e["bucket"]) for e in evs} == {int(name[-1])}
+    ids = acid.sql("SELECT row__id FROM t").collect()
+    assert len({(r[0].writeid, r[0].bucketid, r[0].rowid) for r in ids}) == 45
+    acid.sql("UPDATE t SET v = upper(v) WHERE id BETWEEN 12 AND 17")  # rows of bucket_00001
+    acid.sql("DELETE FROM t WHERE id IN (3, 31, 44)")  # rows of both files
+    assert listing(table / "delete_delta_0000003_0000003_0000") == ["_orc_acid_version", "bucket_00000", "bucket_00001"]
+    before = _with_ids(acid, "t")
+    assert len(before) == 42 and {r[4] for r in before if 12 <= r[3] <= 17} == {f"V{i}" for i in range(12, 18)}
+    url = acid.store.engine.url.render_as_string(hide_password=False)
+    arrow = hiveacid_sql.read_table("t", warehouse=str(warehouse), store_url=url, row_id=True).to_pylist()
+    assert sorted((*r["row__id"].values(), r["id"], r["v"]) for r in arrow) == before  # pyarrow reads the same
+    acid.sql("ALTER TABLE t COMPACT 'minor' AND WAIT")
+    for name in ("delta_0000001_0000003", "delete_delta_0000001_0000003"):
+        assert [p for p in listing(table / name) if p.startswith("bucket_")] == ["bucket_00000", "bucket_00001"]
+    assert _with_ids(acid, "t") == before
+    monkeypatch.setattr(compact, "_sort_and_write", lambda *a: pytest.fail("sorted runs went through the sort"))
+    work = SparkWork(spark).start()
+    last_job = work._last_job  # noqa: SLF001 - the jobs of the compaction only
+    acid.sql("ALTER TABLE t COMPACT 'major' AND WAIT")
+    assert work.finish().jobs == 1 and _tasks_since(spark, last_job) == 2  # one task per output file
+    base = table / "base_0000003"
+    assert [p for p in listing(base) if p.startswith("bucket_")] == ["bucket_00000", "bucket_00001"]
+    for name in ("bucket_00000", "bucket_00001"):
+        assert {decode_bucket_id(e["bucket"]) for e in events(base / name)} == {int(name[-1])}
+    assert _with_ids(acid, "t") == before
+    _sorted_files(acid, table, "t")
