@@ -36,7 +36,7 @@ import pyorc
 from hiveacid_sql.acid.arrow_values import arrow_type, conform_decimal
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.names import ParsedBase, ParsedDelta, parse_dir_name
-from hiveacid_sql.acid.orc_footer import OrcFooter, read_footer
+from hiveacid_sql.acid.orc_footer import FOOTERS, OrcFooter, read_footer
 from hiveacid_sql.acid.partitions import parse_partition_name
 from hiveacid_sql.acid.scan_files import (
     DirFiles,
@@ -529,7 +529,11 @@ def scan_dir(
     """Live rows of one ACID directory: ``row__id`` (when asked), the table columns at ``wanted``, then the
     partition columns."""
     keys = row_id or bool(d.delete_files)
-    footers = _map(lambda p: read_footer(fs, p), [*d.data_files, *d.original_files, *d.delete_files], threads)
+    # through the process's footer cache, keyed by the listing's size and time (the scan read them already)
+    footers = _map(
+        lambda p: FOOTERS.footer(fs, p, *d.stats.get(p, (None, None))), [*d.data_files, *d.original_files, *d.delete_files],
+        threads,
+    )
     by_path = {f.path: f for f in footers}
     data_footers = [by_path[p] for p in d.data_files if by_path[p].num_rows]
     # plain files in base/delta directories (an insert-only table converted to full ACID): synthetic row ids

@@ -16,7 +16,7 @@ from hiveacid_sql.engine.context import StatementContext
 from hiveacid_sql.engine.table import TableApi
 from hiveacid_sql.engine.transaction import Transaction
 from hiveacid_sql.errors import HiveAcidError, TxnAbortedError, TxnStateError, UnsupportedStatementError
-from hiveacid_sql.exec.expressions import quiet_spark_errors
+from hiveacid_sql.exec.expressions import quiet_spark_errors, without_call_sites
 from hiveacid_sql.exec.session import SparkHandle
 from hiveacid_sql.exec.sources import formatted_sources
 from hiveacid_sql.plan.planner import Planner
@@ -69,7 +69,7 @@ class Session(TableApi):
         self._check_open()
         result: statements.Result | None = None
         sources = formatted_sources(self.ctx.spark_handle.get, text, kwargs)
-        with sources as (formatted, frames), quiet_spark_errors(), self.ctx.reading(frames):
+        with sources as (formatted, frames), quiet_spark_errors(), without_call_sites(), self.ctx.reading(frames):
             for statement in parse(formatted):
                 result = self.run_statement(statement, dry_run=dry_run)
         return result

@@ -34,7 +34,7 @@ from pyspark.sql import types as T
 
 from hiveacid_sql.acid.arrow_values import UNSTORABLE_MICROS
 from hiveacid_sql.acid.hive_types import HiveType
-from hiveacid_sql.exec.spark_types import to_spark_type
+from hiveacid_sql.exec.spark_types import cast_to, to_spark_type
 
 _EPOCH_NTZ = "1970-01-01 00:00:00"
 
@@ -83,7 +83,7 @@ def to_table_type(col: Column, physical: HiveType, table: HiveType, *, dates_as_
     ``dates_as_text`` (the exact path) dates and timestamps arrive as ORC's text and are parsed here.
     """
     if dates_as_text and physical.name in ("date", "timestamp"):
-        return col.cast(to_spark_type(table))  # ORC's exact text: yyyy-MM-dd[ HH:mm:ss[.f]]
+        return cast_to(col, to_spark_type(table))  # ORC's exact text: yyyy-MM-dd[ HH:mm:ss[.f]]
     if table.name == "timestamp" and physical.name == "timestamp":
         return wall_clock(col)
     if table.name == "char":
@@ -107,7 +107,7 @@ def to_table_type(col: Column, physical: HiveType, table: HiveType, *, dates_as_
                 for (pn, pt), (tn, tt) in zip(physical.children, table.children, strict=True)
             ]
             return F.when(col.isNull(), F.lit(None)).otherwise(F.struct(*fields)).cast(to_spark_type(table))
-    return col.cast(to_spark_type(table))
+    return cast_to(col, to_spark_type(table))
 
 
 def to_instant(col: Column) -> Column:

@@ -23,6 +23,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from hiveacid_sql.exec.spark_types import cast_to
 from hiveacid_sql.exec.tasks import (
     BUCKET,
     BUCKET_ID,
@@ -37,15 +38,8 @@ from hiveacid_sql.exec.tasks import (
 )
 
 EVENT_COLUMNS = (OP, STMT, PART_DIR, BUCKET_ID, OWID, BUCKET, ROWID)
-_KEY_TYPES = {
-    OP: T.IntegerType(),
-    STMT: T.IntegerType(),
-    PART_DIR: T.StringType(),
-    BUCKET_ID: T.IntegerType(),
-    OWID: T.LongType(),
-    BUCKET: T.IntegerType(),
-    ROWID: T.LongType(),
-}
+# SQL type names: a cast to a name is one py4j call, to a DataType object five (spark_types.cast_to)
+_KEY_TYPES = {OP: "int", STMT: "int", PART_DIR: "string", BUCKET_ID: "int", OWID: "bigint", BUCKET: "int", ROWID: "bigint"}
 
 
 def bucket_id_of(bucket_property: Column) -> Column:
@@ -87,7 +81,7 @@ def insert_events(
 
 def delete_events(changed: DataFrame, data_names: Sequence[str], *, stmt: int, data_types: Sequence[T.DataType]) -> DataFrame:
     """Delete events for the rows of ``changed`` (which has ``__part_dir`` and the row id columns)."""
-    nulls = [F.lit(None).cast(t) for t in data_types]
+    nulls = [cast_to(F.lit(None), t) for t in data_types]
     event = _event(OP_DELETE, stmt, F.col(PART_DIR), bucket_id_of(F.col(BUCKET)), _old_row_id(), nulls, data_names)
     return changed.select(event.alias("e")).select("e.*")
 
@@ -112,7 +106,7 @@ def update_event_pairs(
     goes to ``new_part_dir`` and ``new_bucket_id`` (None: the old row's bucket, Hive's rule for un-bucketed
     tables and for bucketed tables whose bucketing columns did not change).
     """
-    nulls = [F.lit(None).cast(t) for t in data_types]
+    nulls = [cast_to(F.lit(None), t) for t in data_types]
     old_bucket = bucket_id_of(F.col(BUCKET))
     delete = _event(OP_DELETE, stmt, F.col(PART_DIR), old_bucket, _old_row_id(), nulls, data_names)
     insert = _event(
@@ -147,7 +141,7 @@ def merge_events(
     UPDATE, whose new version keeps the old row's id as its sort key. ``statement`` is the clause's statement
     id; ``new_part_dir`` / ``new_bucket_id`` where a new row goes.
     """
-    nulls = [F.lit(None).cast(t) for t in data_types]
+    nulls = [cast_to(F.lit(None), t) for t in data_types]
     old_id = tuple(F.when(updates, c) for c in _old_row_id())
     delete = _event(OP_DELETE, statement, F.col(PART_DIR), bucket_id_of(F.col(BUCKET)), _old_row_id(), nulls, data_names)
     insert = _event(

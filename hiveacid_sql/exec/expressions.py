@@ -9,6 +9,7 @@ the MERGE source), Spark prints it as SQL (``(salary * 2)``, ``(t.id = s.id)``).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -46,6 +47,45 @@ def quiet_spark_errors() -> Iterator[None]:
     finally:
         for lg, was in zip(loggers, before, strict=True):
             lg.disabled = was
+
+
+_CALL_SITES_LOCK = threading.Lock()
+_call_sites_off = 0  # how many threads are inside without_call_sites()
+_call_sites_before: object = None  # PySpark's cached setting when the first of them entered
+
+
+@contextmanager
+def without_call_sites() -> Iterator[None]:
+    """Within the block, PySpark does not record the Python call site of each Column function.
+
+    Why: with ``spark.python.sql.dataFrameDebugging.enabled`` (on by default), every ``F.col``, ``F.lit``,
+    ``.cast`` ... first asks the JVM for the active session and that setting, sets the call site on the
+    JVM's ``PySparkCurrentOrigin`` and clears it after: about ten py4j round trips per Column. A one-row
+    UPDATE builds about a hundred Columns (the scan's casts, the event structs), so 1,370 py4j calls in
+    all, 760 of them for call sites that would point into this package, never at the caller's code (and
+    our errors keep only their first line, which holds no call site). PySpark caches the setting in a
+    module global (``is_debugging_enabled``); it is set off while any ``acid.sql`` runs and restored when
+    the last one ends, so DataFrames the caller builds keep their call sites. A thread of the caller's
+    building Columns while a statement runs gets none for those.
+    """
+    global _call_sites_off, _call_sites_before
+    import pyspark.errors.utils as pyspark_errors
+
+    if not hasattr(pyspark_errors, "_enable_debugging_cache"):  # a PySpark without the setting's cache
+        yield
+        return
+    with _CALL_SITES_LOCK:
+        if _call_sites_off == 0:
+            _call_sites_before = pyspark_errors._enable_debugging_cache  # noqa: SLF001 - PySpark's own cache
+            pyspark_errors._enable_debugging_cache = False  # type: ignore[assignment]  # noqa: SLF001
+        _call_sites_off += 1
+    try:
+        yield
+    finally:
+        with _CALL_SITES_LOCK:
+            _call_sites_off -= 1
+            if _call_sites_off == 0:
+                pyspark_errors._enable_debugging_cache = _call_sites_before  # type: ignore[assignment]  # noqa: SLF001
 
 
 def is_column(value: object) -> bool:

@@ -10,6 +10,8 @@ Python, unit-tested); here it runs on Arrow batches in the tasks, under the name
 
 from __future__ import annotations
 
+import weakref
+
 import pyarrow as pa
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
@@ -29,9 +31,17 @@ def _to_date(texts: pa.Array) -> pa.Array:
     return pa.array([hive_date(t) for t in texts.to_pylist()], pa.date32())
 
 
+#: Sessions known to have the functions: every DML statement asks, and the catalog lookup behind
+#: ``functionExists`` is a py4j round trip and tens of ms of JVM time under load (measured in a one-row UPDATE).
+_REGISTERED: weakref.WeakSet[SparkSession] = weakref.WeakSet()
+
+
 def register_hive_casts(spark: SparkSession) -> None:
-    """Register the two functions in ``spark`` (once: a session that has them is left alone)."""
-    if spark.catalog.functionExists(STRING_TO_TIMESTAMP):
+    """Register the two functions in ``spark`` (once: a session that has them is left alone; a session this
+    process saw with them is not asked again)."""
+    if spark in _REGISTERED:
         return
-    spark.udf.register(STRING_TO_TIMESTAMP, F.arrow_udf(_to_timestamp, "timestamp_ntz"))  # type: ignore[call-overload]
-    spark.udf.register(STRING_TO_DATE, F.arrow_udf(_to_date, "date"))  # type: ignore[call-overload]
+    if not spark.catalog.functionExists(STRING_TO_TIMESTAMP):
+        spark.udf.register(STRING_TO_TIMESTAMP, F.arrow_udf(_to_timestamp, "timestamp_ntz"))  # type: ignore[call-overload]
+        spark.udf.register(STRING_TO_DATE, F.arrow_udf(_to_date, "date"))  # type: ignore[call-overload]
+    _REGISTERED.add(spark)

@@ -26,7 +26,7 @@ from hiveacid_sql.acid.scan_files import ScanFiles
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.exec.scan import frame_schema
 from hiveacid_sql.exec.small_files import local_relation
-from hiveacid_sql.exec.spark_types import spark_schema
+from hiveacid_sql.exec.spark_types import cast_to, spark_schema
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID
 
 
@@ -61,9 +61,17 @@ def local_frame(
         return spark.createDataFrame([], schema)
     data = pa.concat_tables([p.replace_schema_metadata(None) for p in pieces], promote_options="permissive")
     df = local_relation(spark, data)
-    # Arrow's types as the Spark scan's (char/varchar are strings there and here; the casts are no-ops
-    # elsewhere), by position: Arrow field names are the Hive column names as the table spells them.
-    return df.select(*[F.col(f"`{n}`").cast(f.dataType).alias(f.name) for n, f in zip(df.columns, schema.fields, strict=True)])
+    # Arrow's types as the Spark scan's (char/varchar are strings there and here), by position: Arrow field
+    # names are the Hive column names as the table spells them. The local relation's schema is known here
+    # (PySpark keeps the one it sent), so only the columns whose types differ are cast; when none does, one
+    # rename (a cast to the same type is a no-op Spark drops; the Columns cost py4j calls each).
+    have = df.schema.fields
+    if all(h.dataType == f.dataType for h, f in zip(have, schema.fields, strict=True)):
+        return df.toDF(*schema.names)
+    return df.select(*[
+        F.col(f"`{h.name}`").alias(f.name) if h.dataType == f.dataType else cast_to(F.col(f"`{h.name}`"), f.dataType).alias(f.name)
+        for h, f in zip(have, schema.fields, strict=True)
+    ])
 
 
 def is_local(df: DataFrame) -> bool:

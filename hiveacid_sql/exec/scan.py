@@ -48,7 +48,7 @@ from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.exec.columns import read_orc, to_table_type
 from hiveacid_sql.exec.sarg import excluded_by, search_argument_options
 from hiveacid_sql.exec.small_files import live_rows, small_deletes, small_inserts
-from hiveacid_sql.exec.spark_types import spark_schema, to_spark_type
+from hiveacid_sql.exec.spark_types import cast_to, spark_schema, to_spark_type
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID
 from hiveacid_sql.plan.pruning import KeyFilter
 
@@ -110,7 +110,7 @@ def partition_values(part_dir: Column, partition_columns: Sequence[tuple[str, Hi
         segment = parts.getItem(i)
         raw = _uri_decode(segment.substr(F.instr(segment, "=") + 1, F.lit(1 << 30)))
         value = F.when(raw == F.lit(DEFAULT_PARTITION_NAME), F.lit(None)).otherwise(raw)
-        out.append(value.cast(to_spark_type(htype)).alias(name))
+        out.append(cast_to(value, to_spark_type(htype)).alias(name))
     return out
 
 
@@ -159,7 +159,7 @@ def _insert_frame(
             value = F.col(row).getField(phys_name)
             out.append(to_table_type(value, phys_type, htype, dates_as_text=footers[0].pre_gregorian).alias(name))
         else:  # written before ALTER TABLE ADD COLUMNS: Hive reads the new column as NULL
-            out.append(F.lit(None).cast(to_spark_type(htype)).alias(name))
+            out.append(cast_to(F.lit(None), to_spark_type(htype)).alias(name))
     return df.select(*out)
 
 

@@ -10,6 +10,7 @@ catalog; lengths are enforced by the ORC writer.
 
 from __future__ import annotations
 
+from pyspark.sql import Column
 from pyspark.sql import types as T
 
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
@@ -69,3 +70,16 @@ def spark_schema(
 def data_types(table: TableDef) -> list[T.DataType]:
     """Spark types of a table's data columns (the event frame's data columns)."""
     return [to_spark_type(c.type) for c in table.columns]
+
+
+_NESTED = (T.StructType, T.ArrayType, T.MapType, T.UserDefinedType)
+
+
+def cast_to(col: Column, data_type: T.DataType) -> Column:
+    """``col.cast(data_type)`` in one py4j call: PySpark sends a DataType object to the JVM as JSON to be
+    parsed first (the active session looked up, then ``parseDataType``: five round trips a cast), a type's
+    SQL name it passes as it is. Atomic types go by name (Spark parses it to the same type); nested ones,
+    whose field names a name would have to quote, as objects."""
+    if isinstance(data_type, _NESTED):
+        return col.cast(data_type)
+    return col.cast(data_type.simpleString())
