@@ -132,6 +132,20 @@ class Transaction:
             self.seen = snapshot.txns  # what the write-set check at commit compares against
         return snapshot
 
+    def snapshot_and_write_id(self, tables: Iterable[TableDef], target: TableDef) -> tuple[Snapshot, int]:
+        """:meth:`snapshot` and then :meth:`write_id` of ``target``, in one store call (one database
+        transaction instead of two: a DML statement's store work once its locks are held)."""
+        writes = self._writes.get(target.qualified_name)
+        if writes is not None:  # a later statement of the transaction: the write id is known
+            return self.snapshot(tables), writes.write_id
+        snapshot, write_id = self.store.snapshot_and_write_id(
+            sorted({(t.db, t.name) for t in tables}), self.txn_id, self.seen, target.db, target.name
+        )
+        if self.seen is None:
+            self.seen = snapshot.txns
+        self._writes[target.qualified_name] = TableWrites(target, write_id)
+        return snapshot, write_id
+
     def lock(self, components: list[LockComponent], *, retries: int, sleep_s: float) -> None:
         """Take a statement's locks (held until the transaction ends); LockError if they stay blocked."""
         if components:

@@ -70,8 +70,7 @@ class DmlRunner:
     # -- ACID legs --------------------------------------------------------------------------------
     def _execute(self, plan: DmlPlan, txn: Transaction) -> tuple[Written, int]:
         target = plan.target
-        snapshot = txn.snapshot([*plan.reads.tables, target])
-        write_id = txn.write_id(target)
+        snapshot, write_id = txn.snapshot_and_write_id([*plan.reads.tables, target], target)
         overwrite = plan.overwrites
         if overwrite or plan.query is None:
             self.ctx.store.refuse_overwrite_below_open(txn.txn_id, target.db, target.name, write_id, plan.statement)

@@ -160,18 +160,32 @@ class Db:
         self.backend = engine.dialect.name  # 'sqlite', 'postgresql', 'mysql'/'mariadb'
 
     @contextmanager
-    def write(self) -> Iterator[Connection]:
+    def write(self, *, consistent: bool = False) -> Iterator[Connection]:
         """One short read-write transaction; commits on success, rolls back on any exception. A failure of the
-        COMMIT itself is a :class:`StoreError` with ``at_commit`` (the outcome is the server's to tell)."""
+        COMMIT itself is a :class:`StoreError` with ``at_commit`` (the outcome is the server's to tell).
+        ``consistent``: its reads see one state of the database, as :meth:`read`'s do (REPEATABLE READ on the
+        servers; SQLite's write transaction is serial anyway); a write that collides with a change made since
+        fails there and :meth:`run_write` runs it again."""
         committing = False
         try:
-            with self.engine.begin() as conn:
+            with self._begin(consistent) as conn:
                 yield conn
                 committing = True  # the body is done: what fails from here on is the COMMIT
         except sa.exc.DBAPIError as exc:
             if not committing and (_is_retryable(exc) or isinstance(exc, sa.exc.IntegrityError)):
                 raise  # run_write tries again; callers handle a lost insert race
             raise store_error(exc, self.engine.url, at_commit=committing) from exc
+
+    @contextmanager
+    def _begin(self, consistent: bool) -> Iterator[Connection]:
+        if not consistent or self.backend == "sqlite":
+            with self.engine.begin() as conn:
+                yield conn
+            return
+        with self.engine.connect() as conn:
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
+            with conn.begin():
+                yield conn
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
@@ -189,11 +203,12 @@ class Db:
         except sa.exc.DBAPIError as exc:
             raise store_error(exc, self.engine.url) from exc
 
-    def run_write(self, fn: Callable[[Connection], T]) -> T:
-        """Run ``fn`` in a write transaction, again if the server rolled it back (deadlock etc.)."""
+    def run_write(self, fn: Callable[[Connection], T], *, consistent: bool = False) -> T:
+        """Run ``fn`` in a write transaction (``consistent``: see :meth:`write`), again if the server rolled it
+        back (deadlock, serialization failure)."""
         for attempt in range(1, _MAX_ATTEMPTS + 1):
             try:
-                with self.write() as conn:
+                with self.write(consistent=consistent) as conn:
                     return fn(conn)
             except RetryTxn as exc:
                 if attempt == _MAX_ATTEMPTS:

@@ -189,21 +189,7 @@ class TxnStore:
     def allocate_write_id(self, txn_id: int, db: str, table: str) -> int:
         """The write id of ``txn_id`` for ``db.table``: allocated once, the same id on every later call."""
         db, table = _key(db, table)
-
-        def run(conn: Connection) -> int:
-            # The TXNS row locked and the write id already allocated, in one statement
-            row = conn.execute(_Q.lock_with_write_id, {"txn_id": txn_id, "db": db, "table": table}).first()
-            if row is None or row[0] != OPEN:
-                raise _state_error(conn, txn_id)
-            if row[1] is not None:
-                return int(row[1])
-            write_id = _next_write_id(conn, db, table)
-            conn.execute(
-                _Q.insert_t2w, {"T2W_TXNID": txn_id, "T2W_DATABASE": db, "T2W_TABLE": table, "T2W_WRITEID": write_id}
-            )
-            return write_id
-
-        return self._db.run_write(run)
+        return self._db.run_write(lambda conn: _allocate_write_id(conn, txn_id, db, table))
 
     def add_components(
         self,
@@ -656,12 +642,24 @@ class TxnStore:
         """
         keys = list(dict.fromkeys(_key(db, table) for db, table in tables))
         with self._db.read() as conn:
-            txns = _valid_txns(conn, txn_id) if txns is None else txns
-            states = {t: st for t, st in _exception_states(conn, txns)}
-            write_ids = {
-                f"{db}.{table}": _table_write_ids(conn, db, table, txns, states, txn_id) for db, table in keys
-            }
-        return Snapshot(txn_id=txn_id, txns=txns, tables=write_ids)
+            return _snapshot(conn, keys, txn_id, txns)
+
+    def snapshot_and_write_id(
+        self, tables: Iterable[tuple[str, str]], txn_id: int, txns: ValidTxnList | None, db: str, table: str
+    ) -> tuple[Snapshot, int]:
+        """:meth:`snapshot` of ``tables`` for ``txn_id``, then :meth:`allocate_write_id` of ``db.table``, in one
+        database transaction: a DML statement's two store calls once its locks are held. The write id is taken
+        after the snapshot is read, as when they were two calls (then another writer could come between them;
+        here none can), so the snapshot holds it only if the transaction had it already; the rows written are
+        the same (TXN_TO_WRITE_ID, NEXT_WRITE_ID)."""
+        keys = list(dict.fromkeys(_key(d, t) for d, t in tables))
+        db, table = _key(db, table)
+
+        def run(conn: Connection) -> tuple[Snapshot, int]:
+            snapshot = _snapshot(conn, keys, txn_id, txns)
+            return snapshot, _allocate_write_id(conn, txn_id, db, table)
+
+        return self._db.run_write(run, consistent=True)
 
 
 # ---------------------------------------------------------------------- helpers (one conn each)
@@ -742,6 +740,29 @@ def _insert_components(
     ]
     if rows:
         conn.execute(sa.insert(s.TXN_COMPONENTS), rows)
+
+
+def _snapshot(
+    conn: Connection, keys: Sequence[tuple[str, str]], txn_id: int | None, txns: ValidTxnList | None
+) -> Snapshot:
+    """:meth:`TxnStore.snapshot` in ``conn`` (``keys``: (db, table) as the store spells them)."""
+    txns = _valid_txns(conn, txn_id) if txns is None else txns
+    states = {t: st for t, st in _exception_states(conn, txns)}
+    write_ids = {f"{db}.{table}": _table_write_ids(conn, db, table, txns, states, txn_id) for db, table in keys}
+    return Snapshot(txn_id=txn_id, txns=txns, tables=write_ids)
+
+
+def _allocate_write_id(conn: Connection, txn_id: int, db: str, table: str) -> int:
+    """:meth:`TxnStore.allocate_write_id` in ``conn``."""
+    # The TXNS row locked and the write id already allocated, in one statement
+    row = conn.execute(_Q.lock_with_write_id, {"txn_id": txn_id, "db": db, "table": table}).first()
+    if row is None or row[0] != OPEN:
+        raise _state_error(conn, txn_id)
+    if row[1] is not None:
+        return int(row[1])
+    write_id = _next_write_id(conn, db, table)
+    conn.execute(_Q.insert_t2w, {"T2W_TXNID": txn_id, "T2W_DATABASE": db, "T2W_TABLE": table, "T2W_WRITEID": write_id})
+    return write_id
 
 
 def _insert_counter(conn: Connection, db: str, table: str, next_value: int) -> None:

@@ -131,3 +131,46 @@ def test_a_merge_checks_and_counts_in_one_aggregate(spark, acid):
     assert (result.num_source_rows, result.num_target_rows_matched) == (20, 5)
     assert (result.num_updated_rows, result.num_inserted_rows) == (5, 15)
     assert work.jobs <= 6
+
+
+def test_a_one_row_update_has_a_bounded_fixed_cost(spark, acid):
+    """The fixed cost of a statement, counted: a one-row UPDATE of a small table (read on the driver) makes five
+    store transactions (the catalog read, open, locks, snapshot and write id together, commit; it made six) and
+    a bounded number of py4j round trips from the statement's thread (1,370 before PySpark's per-Column
+    call-site capture was turned off for our statements and casts went by type name; about 270 now). PySpark's
+    call-site setting is the caller's again afterwards."""
+    import threading
+
+    import py4j.clientserver
+    import pyspark.errors.utils as pyspark_errors
+    import sqlalchemy as sa
+
+    acid.sql("CREATE TABLE t (id int, v string, n bigint, d decimal(10,2)) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+    acid.sql("INSERT INTO t SELECT id, concat('v', id), id * 3, id / 4 FROM range(0, 1000)")
+    acid.sql("UPDATE t SET v = 'w' WHERE id = 6")  # warm: the Hive cast functions registered, footers read
+    setting = pyspark_errors._enable_debugging_cache
+    begun: list[object] = []
+    calls = [0]
+    me = threading.get_ident()
+    original = py4j.clientserver.ClientServerConnection.send_command
+
+    def counted(self, command, *args, **kwargs):
+        if threading.get_ident() == me:
+            calls[0] += 1
+        return original(self, command, *args, **kwargs)
+
+    def on_begin(conn: object) -> None:
+        begun.append(conn)
+
+    sa.event.listen(acid.store.engine, "begin", on_begin)
+    py4j.clientserver.ClientServerConnection.send_command = counted
+    try:
+        result = acid.sql("UPDATE t SET v = 'x', n = n + 1 WHERE id = 7")
+    finally:
+        py4j.clientserver.ClientServerConnection.send_command = original
+        sa.event.remove(acid.store.engine, "begin", on_begin)
+    assert result.num_updated_rows == 1
+    assert len(begun) == 5
+    assert 0 < calls[0] <= 400
+    assert pyspark_errors._enable_debugging_cache == setting
+    assert acid.sql("SELECT v, n FROM t WHERE id = 7").collect() == [("x", 22)]

@@ -308,6 +308,38 @@ def test_own_txn_sees_own_writes(store: TxnStore) -> None:
     assert _wid(store, "t")["default.t"].exceptions == (w_other, w_mine)
 
 
+def test_snapshot_and_write_id_in_one_database_transaction(store: TxnStore) -> None:
+    """A DML statement's snapshot and write id in one store call: the snapshot is read before the write id
+    is taken (it does not hold the new id), the rows are allocate_write_id's, and one database transaction
+    does it (a one-row UPDATE made six, now five: tests/spark/test_statement_metrics.py)."""
+    other = store.open_txn("u", "h")
+    w_other = store.allocate_write_id(other, "default", "t")
+    mine = store.open_txn("u", "h")
+    begun: list[object] = []
+
+    def on_begin(conn: object) -> None:
+        begun.append(conn)
+
+    sa.event.listen(store.engine, "begin", on_begin)
+    try:
+        snap, w_mine = store.snapshot_and_write_id([("default", "t"), ("default", "u")], mine, None, "DEFAULT", "T")
+    finally:
+        sa.event.remove(store.engine, "begin", on_begin)
+    assert len(begun) == 1
+    assert w_mine == w_other + 1
+    assert snap.txn_id == mine and snap.txns.exceptions == (other,)
+    assert snap.tables["default.t"].to_string() == f"default.t:{w_other}:{w_other}:{w_other}:"
+    assert snap.tables["default.u"].to_string() == "default.u:0:9223372036854775807::"
+    again, w_again = store.snapshot_and_write_id([("default", "t")], mine, snap.txns, "default", "t")
+    assert w_again == w_mine  # allocated once, as allocate_write_id
+    assert again.tables["default.t"].is_write_id_valid(w_mine)  # its own write id, once it has it
+    rows = sorted((r["T2W_TXNID"], r["T2W_TABLE"], r["T2W_WRITEID"]) for r in _rows(store, s.TXN_TO_WRITE_ID))
+    assert rows == [(other, "t", w_other), (mine, "t", w_mine)]
+    store.commit_txn(mine)
+    with pytest.raises(TxnError, match=f"Transaction txnid:{mine} is already committed"):
+        store.snapshot_and_write_id([("default", "t")], mine, None, "default", "t")
+
+
 def test_register_existing_write_ids(store: TxnStore) -> None:
     store.register_existing_write_ids("default", "adopted", 5)
     t = _wid(store, "adopted")["default.adopted"]
