@@ -236,6 +236,10 @@ class Binder:
     def render(self, tree: exp.Expr, reads: BoundTables) -> str:
         """Spark SQL text of ``tree`` with every catalog table replaced by the name of its snapshot frame (a
         DML target's reference by the frame with the internal columns); :meth:`run` passes the frames."""
+        return self._bind(tree, reads).sql(dialect="spark")
+
+    def _bind(self, tree: exp.Expr, reads: BoundTables) -> exp.Expr:
+        """A copy of ``tree`` naming the snapshot frames (see :meth:`render`)."""
         tree = tree.copy()
         by_name = {t.qualified_name: t for t in reads.tables}
         columns_of: dict[str, list[str]] = {}
@@ -268,11 +272,21 @@ class Binder:
                 columns_of[view.lower()] = [c.name for c in table.all_columns]
         if columns_of:
             _expand_stars(tree, columns_of)
-        return tree.sql(dialect="spark")
+        return tree
 
-    def run(self, tree: exp.Expr, reads: BoundTables) -> DataFrame:
-        """Analyse ``tree`` in Spark; Spark's errors become one-line :class:`PlanError`s."""
-        sql = self.render(tree, reads)
+    def run(self, tree: exp.Expr, reads: BoundTables, *, direct: bool = False) -> DataFrame:
+        """Analyse ``tree`` in Spark; Spark's errors become one-line :class:`PlanError`s. ``direct``: a DML
+        statement's rows; when they are a plain filter and projection of one frame, built on the frame itself
+        (:func:`direct_select`), without the temporary view ``spark.sql`` makes for a frame argument."""
+        bound = self._bind(tree, reads)
+        if direct:
+            try:
+                rows = direct_select(bound, self._frames)
+            except PySparkException as exc:
+                raise PlanError(self.clean_message(exc)) from exc
+            if rows is not None:
+                return rows
+        sql = bound.sql(dialect="spark")
         frames: dict[str, Any] = {name: df for name, df in self._frames.items() if name in sql}
         if frames:
             # Literal braces of the statement are escaped, then each frame name becomes a ``{name}`` field.
@@ -306,6 +320,32 @@ class Binder:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def direct_select(tree: exp.Expr, frames: dict[str, DataFrame]) -> DataFrame | None:
+    """``SELECT <expressions> FROM <frame> [AS a] [WHERE <condition>]`` as ``frame.alias(a).where(..)
+    .selectExpr(..)`` (None for any other shape: joins, subqueries, aggregates, windows, ORDER BY ...).
+
+    Why: an UPDATE's or DELETE's rows are that shape, and ``spark.sql(text, frame=df)`` registers the frame
+    as a temporary view, has Spark parse and analyse the text against it and drops the view (three calls
+    into the JVM, the view's creation a command of its own); on the frame, Spark parses and analyses the
+    same expression texts, with the same session settings, against the same columns."""
+    if not isinstance(tree, exp.Select) or {k for k, v in tree.args.items() if v} - {"expressions", "from_", "from", "where"}:
+        return None
+    from_ = tree.args.get("from_") or tree.args.get("from")
+    table = from_.this if from_ is not None else None
+    if not isinstance(table, exp.Table) or table.name not in frames or table.db or table.catalog:
+        return None
+    if any(table.args.get(k) for k in ("joins", "laterals", "pivots", "hints", "version", "when")):
+        return None
+    nested = (exp.Query, exp.Subquery, exp.AggFunc, exp.Window, exp.Star, exp.Placeholder, exp.Parameter)
+    if any(node is not tree for node in tree.find_all(*nested)) or sum(1 for _ in tree.find_all(exp.Table)) != 1:
+        return None
+    df = frames[table.name].alias(table.alias_or_name)
+    where = tree.args.get("where")
+    if where is not None:
+        df = df.where(where.this.sql(dialect="spark"))
+    return df.selectExpr(*[e.sql(dialect="spark") for e in tree.expressions])
 
 
 _SPARK_POSITION = re.compile(r";?\s*line \d+ pos \d+;?\s*$")

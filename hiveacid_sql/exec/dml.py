@@ -107,7 +107,7 @@ def write_legs(binder: Binder, plan: DmlPlan, sink: TableSink, statement_ids: li
     """Find ``plan``'s rows at the binder's snapshot and write its legs (one writer per plan class); an
     INSERT OVERWRITE that wrote nothing where it overwrites leaves an empty base there."""
     assert plan.query is not None  # TRUNCATE writes no rows: write_empty_bases
-    rows = binder.run(plan.query, plan.reads)
+    rows = binder.run(plan.query, plan.reads, direct=True)
     if plan.target.is_insert_only:
         return _write_insert_only_legs(binder, plan, rows, sink, statement_ids)
     with own_search_arguments(binder.spark):  # the key filters' row-group skipping (exec/sarg.py)
