@@ -35,7 +35,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+#: JVM options for every JVM the tests start through Spark's launcher (each worker's Spark and the JVMs of CLI
+#: runs, notebook kernels, Hive's client, Connect servers, writer processes: they inherit the environment).
+#: Test JVMs run short, varied work, so the C2 JIT compiles code that runs too briefly to pay it back: C1
+#: alone and the serial collector cut a typical test workload's CPU by ~40% (24 -> 14 CPU-s for 44
+#: statements and a compaction, measured side by side). Semantics do not depend on the JIT; users' JVMs
+#: keep the JVM's defaults. SPARK_SUBMIT_OPTS, unlike JAVA_TOOL_OPTIONS, prints nothing on stderr.
+TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    os.environ.setdefault("SPARK_SUBMIT_OPTS", TEST_JVM_OPTIONS)
     # Collection has not started yet, so the fuzz module reads the larger budget when it is imported.
     if config.getoption("--long"):
         settings.load_profile("long")
