@@ -58,11 +58,68 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     _longest_files_first(items)
     if config.getoption("--long"):
         return
+    for item in items:
+        if item.nodeid.startswith(CI_LEAVES_OUT):
+            item.add_marker(pytest.mark.release)
     release = [item for item in items if item.get_closest_marker("release")]
     if release:
         config.hook.pytest_deselected(items=release)
         items[:] = [item for item in items if not item.get_closest_marker("release")]
 
+
+#: Tests the default run (CI) leaves to ``--long``: each repeats, for another format, backend or statement
+#: kind, a check that a test CI keeps makes (named after ``#``), or starts JVMs of its own for a promise
+#: that in-process tests keep. Measured in one junit run of the whole suite (2026-11-28, loaded machine):
+#: together about 15% of the suite's test time. Marked ``release`` here rather than in each file so that
+#: what CI leaves out is one list; ``pytest --long`` runs them all.
+CI_LEAVES_OUT: tuple[str, ...] = (
+    # a kernel and a JVM of their own (~170 s): the %%acid magic runs in-process in test_jupyter_magic.py
+    "tests/system/test_notebooks.py::test_quickstart_notebook_runs",
+    # a killed compaction process (~160 s): test_compaction's in-process kills and test_stream_kill's real one
+    "tests/system/test_kill.py::",
+    # a CLI subprocess (~60 s): test_runner's runs, test_quiet_stderr's connect check
+    "tests/system/test_quiet_stderr.py::test_cli_runtime_error_is_exactly_one_line",
+    # the walkthrough over Connect (~65 s): test_update_delete_merge_lazy_results_and_compaction
+    "tests/system/test_spark_connect.py::test_walkthrough",
+    # Hive's SerDes on our Parquet and text files: the ORC cases and test_hive_client_coexist's
+    "tests/system/test_hive_client.py::test_hive_serdes_read_the_plain_files_we_write[postgres-PARQUET]",
+    "tests/system/test_hive_client.py::test_hive_serdes_read_the_plain_files_we_write[postgres-TEXTFILE]",
+    "tests/system/test_hive_client.py::test_hive_serdes_read_the_timestamps_we_write[postgres-PARQUET]",
+    "tests/system/test_hive_client.py::test_hive_serdes_read_the_timestamps_we_write[postgres-TEXTFILE]",
+    "tests/system/test_hive_client_coexist.py::test_plain_tables_are_read_by_hive_serdes_both_ways[postgres-PARQUET]",
+    # a Hive-script database used as our store: every test_hive_client_coexist test does that
+    "tests/system/test_store_servers.py::test_a_database_made_by_hives_script_is_used_as_it_is",
+    # MariaDB's concurrent ids and bootstrap: PostgreSQL's and SQLite's here, MariaDB's store in tests/unit
+    "tests/system/test_store_concurrency.py::test_concurrent_first_open_of_a_new_store[mariadb]",
+    "tests/system/test_store_concurrency.py::test_concurrent_processes_get_unique_ids[mariadb]",
+    # scenario 5 alone: test_benchmarks.py runs every scenario, compaction included
+    "tests/system/test_benchmark_compaction.py::",
+    # random histories through compaction: test_model_based compacts in its histories
+    "tests/spark/test_compaction.py::test_random_histories_keep_rows_and_row_ids",
+    # Parquet and text variants: the ORC case, and test_textfile / test_row_format for text
+    "tests/spark/test_plain_partitions.py::test_static_dynamic_and_mixed_inserts_write_hive_partition_directories[PARQUET]",
+    "tests/spark/test_plain_partitions.py::test_static_dynamic_and_mixed_inserts_write_hive_partition_directories[TEXTFILE]",
+    "tests/spark/test_plain_partitions.py::test_read_table_reads_plain_partitions_without_spark[PARQUET]",
+    "tests/spark/test_statements.py::test_plain_tables[PARQUET]",
+    "tests/spark/test_statements.py::test_plain_tables[TEXTFILE]",
+    "tests/spark/test_insert_only.py::test_insert_overwrite_truncate_layout_and_reads[PARQUET]",
+    "tests/spark/test_insert_only.py::test_partitioned_static_dynamic_and_overwrite[TEXTFILE]",
+    "tests/spark/test_insert_only.py::test_major_compaction_merges_visible_files_and_cleaner_removes_the_rest[PARQUET]",
+    # the Spark-file count after many statements: test_benchmarks' many-deltas scenario asserts the same
+    "tests/spark/test_small_files.py::test_scan_after_many_small_statements_opens_only_the_large_files",
+    # the driver scan's twin on originals and buckets: its twin on deletes/partitions/types, test_small_files'
+    "tests/spark/test_local_scan.py::test_original_files_and_a_bucketed_table",
+    # two connections on PostgreSQL: the same on SQLite here, PostgreSQL's locks at store level
+    "tests/spark/test_locks_and_conflicts.py::test_interleaved_updates_lose_to_the_first_committer[postgres]",
+    "tests/spark/test_locks_and_conflicts.py::test_a_writer_waits_for_a_transactions_lock_then_fails_naming_it[postgres]",
+    "tests/spark/test_locks_and_conflicts.py::test_a_reading_transaction_holds_off_drop_table[postgres]",
+    # more strict-cast statement kinds: values and merge stay
+    "tests/spark/test_strict_casts.py::test_strict_statement_fails_naming_value_and_column[select]",
+    "tests/spark/test_strict_casts.py::test_strict_statement_fails_naming_value_and_column[decimal]",
+    "tests/spark/test_strict_casts.py::test_strict_statement_fails_naming_value_and_column[timestamp]",
+    # ON FALSE against DuckDB: test_null_keys_never_match_and_on_false
+    "tests/spark/test_merge.py::test_same_result_as_duckdb[on-false]",
+)
 
 #: The test files that take longest (a few minutes each on two workers, from a junit run of the whole suite),
 #: longest first. With ``--no-loadscope-reorder`` (pyproject) xdist's ``--dist loadfile`` hands files to its
