@@ -12,6 +12,7 @@ are JVMs (and Python workers) of their own, as on a real cluster. The executors'
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -22,6 +23,9 @@ CONF = {
     "spark.sql.shuffle.partitions": "2",
     "spark.default.parallelism": "2",
     "spark.task.maxFailures": "1",
+    # the executors' JVMs take the test run's JVM options too (tests/conftest.py TEST_JVM_OPTIONS; the driver's
+    # come through SPARK_SUBMIT_OPTS)
+    "spark.executor.extraJavaOptions": f"-Duser.timezone=UTC {os.environ.get('SPARK_SUBMIT_OPTS', '')}".strip(),
 }
 
 
