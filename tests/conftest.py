@@ -70,13 +70,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 #: Tests the default run (CI) leaves to ``--long``: each repeats, for another format, backend or statement
 #: kind, a check that a test CI keeps makes (named after ``#``), or starts JVMs of its own for a promise
 #: that in-process tests keep. Measured in one junit run of the whole suite (2026-11-28, loaded machine):
-#: together about 15% of the suite's test time. Marked ``release`` here rather than in each file so that
+#: together about 10% of the suite's test time. Marked ``release`` here rather than in each file so that
 #: what CI leaves out is one list; ``pytest --long`` runs them all.
 CI_LEAVES_OUT: tuple[str, ...] = (
-    # a kernel and a JVM of their own (~170 s): the %%acid magic runs in-process in test_jupyter_magic.py
-    "tests/system/test_notebooks.py::test_quickstart_notebook_runs",
-    # a killed compaction process (~160 s): test_compaction's in-process kills and test_stream_kill's real one
-    "tests/system/test_kill.py::",
     # a CLI subprocess (~60 s): test_runner's runs, test_quiet_stderr's connect check
     "tests/system/test_quiet_stderr.py::test_cli_runtime_error_is_exactly_one_line",
     # the walkthrough over Connect (~65 s): test_update_delete_merge_lazy_results_and_compaction
