@@ -44,6 +44,11 @@ def main(mode: str, warehouse: Path) -> int:
             executors = acid.spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1  # noqa: SLF001
             if executors < 1:
                 raise AssertionError("no executor registered")
+            # the subset's tables are small: without these the statements read and write them on the driver,
+            # and the executors' Python (with hiveacid_sql, pyorc, pyarrow) would never run our tasks
+            acid.sql("SET hiveacid.driver.write.max.rows=0")
+            acid.sql("SET hiveacid.driver.scan.max.rows=0")
+            acid.sql("SET spark.hiveacid.read.small.file.max.rows=0")
             dml_subset.walkthrough(acid, warehouse)
             dml_subset.update_delete_merge(acid, acid.spark)
             dml_subset.compaction(acid, warehouse)
