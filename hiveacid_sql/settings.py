@@ -147,7 +147,7 @@ REGISTRY: dict[str, Setting] = {
             "tasks, each its own bucket_N (0: Spark's default parallelism)",
         ),
         Setting(
-            WRITE_BYTES_PER_WRITER, "1048576", _integer(0),
+            WRITE_BYTES_PER_WRITER, "262144", _integer(0),
             "one writer per this many bytes of Spark's size estimate of an INSERT .. SELECT's rows (0: the "
             "input's own tasks write)",
         ),

@@ -38,6 +38,7 @@ from hiveacid_sql.exec.write import (
     FileWritten,
     append_writers,
     finish_directories,
+    spread_rows,
     write_changes,
     write_events,
     write_events_local,
@@ -127,6 +128,9 @@ def _write_insert(
 ) -> _Leg:
     target = plan.target
     rows = shape_rows(rows, target, plan.column_order, plan.static_partitions)
+    if not plan.values and not target.is_bucketed:  # a large load: several writers (exec/write.py)
+        max_writers, per_writer = settings.value(WRITE_MAX_WRITERS), settings.value(WRITE_BYTES_PER_WRITER)
+        rows = spread_rows(rows, append_writers(rows, max_writers, per_writer))
     static = static_part_dir(binder.spark, plan) if plan.writes_one_partition else None
     events = insert_events(
         rows, [c.name for c in target.columns], stmt=statement_ids[0],
@@ -134,11 +138,8 @@ def _write_insert(
     )
     if plan.values:
         files = write_events_local(events.toArrow(), sink)
-    elif target.is_bucketed:
-        files = write_events(events, sink, route="shuffle")
     else:
-        max_writers, per_writer = settings.value(WRITE_MAX_WRITERS), settings.value(WRITE_BYTES_PER_WRITER)
-        files = write_events(events, sink, route="append", writers=append_writers(events, max_writers, per_writer))
+        files = write_events(events, sink, route="shuffle" if target.is_bucketed else "append")
     return files, "i", _insert_delete_counts(files)
 
 

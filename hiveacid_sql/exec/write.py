@@ -5,9 +5,10 @@ Two ways to bring an event frame's groups together on Spark:
 * ``append``: fresh inserts into an un-bucketed table. Every task writes its own rows as
   ``bucket_<task id>`` (sorted by partition directory first when the table is partitioned), as Hive's
   un-bucketed writers do. At most 4096 tasks, the number of bucket ids BucketCodec V1 can hold. A large
-  insert is spread over ``writers`` tasks (:func:`append_writers`: Spark's size estimate of the rows, at most
-  ``hiveacid.write.max.writers``) in chunks of neighbouring rows, so a load from one input split is not
-  written, then read and compacted, by one core; a small one keeps its input's tasks (no shuffle).
+  insert's rows are first spread over several tasks (:func:`append_writers`: Spark's size estimate of the
+  rows, at most ``hiveacid.write.max.writers``; :func:`spread_rows`) in chunks of neighbouring rows, so a
+  load from one input split is not written, then read and compacted, by one core; a small one keeps its
+  input's tasks (no shuffle).
 * ``shuffle``: everything else (deletes, updates, bucketed tables, MERGE). Rows are hash-partitioned by
   ``(op, statement, partition, bucket)`` and sorted by that key and the row id, so each group lands in
   exactly one task and becomes exactly one file, with delete events in ROW__ID order.
@@ -69,11 +70,10 @@ def _files(rows: Iterable[dict]) -> list[FileWritten]:
     ]
 
 
-def write_events(events: DataFrame, sink: TableSink, *, route: Route, writers: int = 1) -> list[FileWritten]:
-    """Write an event frame with Spark tasks; returns one record per file (collected: a few rows per file).
-    ``writers`` (``append`` only): spread the rows over that many tasks (:func:`_spread`; 1: as they come)."""
+def write_events(events: DataFrame, sink: TableSink, *, route: Route) -> list[FileWritten]:
+    """Write an event frame with Spark tasks; returns one record per file (collected: a few rows per file)."""
     if route == "append":
-        prepared = events.coalesce(MAX_WRITERS) if writers <= 1 else _spread(events, min(writers, MAX_WRITERS))
+        prepared = events.coalesce(MAX_WRITERS)
         if sink.partitioned:
             prepared = prepared.sortWithinPartitions(PART_DIR)
     else:
@@ -98,25 +98,29 @@ def _row_hash(sink: TableSink) -> Column:
     return F.hash(*hashable) if hashable else F.lit(0)
 
 
-#: Rows of one input task that go to one writer in a row when an insert is spread (:func:`_spread`): ORC's row
+#: Rows of one input task that go to one writer in a row when an insert is spread (:func:`spread_rows`): ORC's row
 #: index stride, so each 10,000-row group of a written file holds rows that were neighbours in the input.
 SPREAD_CHUNK_ROWS = 10_000
 _ROW_NUMBER_BITS = 33  # monotonically_increasing_id(): partition index << 33 | row number in the partition
 
 
-def _spread(events: DataFrame, writers: int) -> DataFrame:
-    """The rows in ``writers`` partitions, in chunks of :data:`SPREAD_CHUNK_ROWS` neighbouring rows dealt
-    out in turn (chunk ``c`` of input task ``p`` to writer ``(c + p) % writers``). Neighbours stay together,
-    so what the input's order gave the files (compression, the key ranges by which stripes and row groups
-    are skipped: ``exec/sarg.py``) survives, which a hash of each row would scatter; a write of fewer rows
+def spread_rows(rows: DataFrame, writers: int) -> DataFrame:
+    """``rows`` (an insert's, before its events are made: only the data columns cross the shuffle) in
+    ``writers`` partitions (as they come when ``writers`` is 1), in chunks of :data:`SPREAD_CHUNK_ROWS`
+    neighbouring rows dealt out in turn (chunk ``c`` of input task ``p`` to writer ``(c + p) % writers``).
+    Neighbours stay together, so what the input's order gave the files (compression, the key ranges by which
+    stripes and row groups are skipped: ``exec/sarg.py``) survives, which a hash of each row would scatter; a write of fewer rows
     than a chunk stays one file. Spark's hash partitioning places a key by ``pmod(murmur3(key, 42), n)``:
     each writer's key is chosen so that it lands there, and the partition count is fixed (Spark's adaptive
     execution coalesces only shuffles whose number it chose)."""
+    if writers <= 1:
+        return rows
+    writers = min(writers, MAX_WRITERS)
     position = F.monotonically_increasing_id()
     row = position.bitwiseAND(F.lit((1 << _ROW_NUMBER_BITS) - 1))
     chunk = F.floor(row / F.lit(SPREAD_CHUNK_ROWS)) + F.shiftright(position, _ROW_NUMBER_BITS)
     keys = F.array(*[F.lit(k) for k in _partition_keys(writers)])
-    return events.repartition(writers, F.element_at(keys, (F.pmod(chunk, F.lit(writers)) + 1).cast("int")))
+    return rows.repartition(writers, F.element_at(keys, (F.pmod(chunk, F.lit(writers)) + 1).cast("int")))
 
 
 def _partition_keys(n: int) -> list[int]:
