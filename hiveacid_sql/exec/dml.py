@@ -28,6 +28,7 @@ from hiveacid_sql.exec.events import EVENT_PAIR, delete_events, insert_events, u
 from hiveacid_sql.exec.insert_only import write_empty_dirs, write_insert_only
 from hiveacid_sql.exec.local_scan import collect_pairs, is_local, snapshot_rows
 from hiveacid_sql.exec.merge import MergeCounts, write_merge, write_merge_inserts
+from hiveacid_sql.exec.merge_keys import with_source_key_range
 from hiveacid_sql.exec.plain import BUCKET_COLUMN, PART_DIR_COLUMN, write_plain, write_plain_partitions
 from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir, static_part_dir
 from hiveacid_sql.exec.sarg import own_search_arguments
@@ -107,6 +108,9 @@ def table_sink(table: TableDef, write_id: int, *, overwrite: bool) -> TableSink:
 def write_legs(binder: Binder, plan: DmlPlan, sink: TableSink, statement_ids: list[int], settings: Settings) -> Written:
     """Find ``plan``'s rows at the binder's snapshot and write its legs (one writer per plan class); an
     INSERT OVERWRITE that wrote nothing where it overwrites leaves an empty base there."""
+    narrow = _NARROWERS.get(type(plan))
+    if narrow is not None:  # key ranges known only at run time (a MERGE's source): fewer target stripes read
+        plan = narrow(binder, plan)
     assert plan.query is not None  # TRUNCATE writes no rows: write_empty_bases
     rows = binder.run(plan.query, plan.reads, direct=True)
     if plan.target.is_insert_only:
@@ -121,6 +125,10 @@ def write_legs(binder: Binder, plan: DmlPlan, sink: TableSink, statement_ids: li
 
 
 _Leg = tuple[list[FileWritten], str, dict[str, Any]]
+
+#: Plans whose target pruning is completed at run time, by plan class: MERGE's target key range is the
+#: source's (exec/merge_keys.py).
+_NARROWERS: dict[type, Callable[[Binder, Any], DmlPlan]] = {MergePlan: with_source_key_range}
 
 
 def _write_insert(

@@ -1,9 +1,11 @@
 """The MERGE leg of the executor: one join, the cardinality check, one event frame, the files.
 
 The joined and classified rows (see :mod:`hiveacid_sql.plan.merge`) are kept by Spark for the duration of
-the statement, because two things read them: one aggregate that is both the cardinality check (a target row
+the statement, because two things read them: one aggregate that is the cardinality check (a target row
 matched by more than one source row where an UPDATE or DELETE clause applies is an error, Hive's
-``hive.merge.cardinality.check``) and the report's counts, then the writers. Nothing re-scans the target.
+``hive.merge.cardinality.check``), the report's counts and the number of events per clause, which chooses
+the driver or the task writer; then that writer. Nothing re-scans the target. The source is numbered by
+``monotonically_increasing_id`` in the join's own pass (:mod:`hiveacid_sql.plan.merge`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir
 from hiveacid_sql.exec.shaping import enforce_checks
 from hiveacid_sql.exec.spark_types import data_types
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID, UNASSIGNED_BUCKET
-from hiveacid_sql.exec.write import write_changes
+from hiveacid_sql.exec.write import write_events, write_events_local
 from hiveacid_sql.plan.columns import CLAUSE, SOURCE_ID
 from hiveacid_sql.plan.model import MergeClause, MergePlan
 from hiveacid_sql.results import ClauseResult
@@ -94,51 +96,79 @@ def write_merge(
             new_part_dir=part_dir,
             new_bucket_id=bucket,
         )
-        # the events are a projection of the kept rows: not kept a second time
-        files = write_changes(events, sink, settings.value(DRIVER_WRITE_MAX_ROWS), keep=False)
+        # the events are a projection of the kept rows (not kept a second time); how many there are is the
+        # aggregate's answer, so the writer is chosen without a count or a trial collect of its own
+        limit = settings.value(DRIVER_WRITE_MAX_ROWS)
+        if limit > 0 and _event_count(plan, counts) <= limit:
+            files = write_events_local(events.toArrow(), sink)
+        else:
+            files = write_events(events, sink, route="shuffle")
     finally:
         classified.unpersist()
     return files, MergeCounts(int(counts["source_rows"]), int(counts["matched"]), _per_clause(plan, statement_ids, files))
 
 
-def _source_and_matched(classified: DataFrame, writing: list[int] | None = None) -> Row:
-    """One aggregate: the number of source rows and of target rows matched (Hive's MERGE counts), and, per
+def _source_and_matched(
+    classified: DataFrame, writing: list[int] | None = None, clauses: tuple[MergeClause, ...] = ()
+) -> Row:
+    """One aggregate: the number of source rows and of target rows matched (Hive's MERGE counts); per
     matched target row, how many joined rows a ``writing`` clause (UPDATE / DELETE) applies to: ``most`` is
-    the largest such number, ``worst`` a target row with that many (the cardinality check's answer).
+    the largest such number, ``worst`` a target row with that many (the cardinality check's answer); and
+    the joined rows each of ``clauses`` applies to (``clause_<index>``), which size the write.
 
     Both distinct counts and the check are one grouping: each joined row is keyed twice, by its source row
     id and by its target row id, and grouped by (which key, key), as Spark's own plan for two distinct
-    counts does; the check's per-target-row count rides along. (Three aggregates took five Spark jobs.)"""
+    counts does; the check's per-target-row count and the per-clause counts ride along (joined rows without
+    a matched target row share one group, where only their clause counts matter). (Three aggregates took
+    five Spark jobs; a count to choose the writer, or a trial collect, one more; the two levels are one
+    shuffle and two jobs, not three.)"""
     row_id = F.struct(*_ROW_ID)
     matched = F.col(OWID).isNotNull() & F.col(SOURCE_ID).isNotNull()
-    writes = F.when(_in(F.col(CLAUSE), writing or []), F.lit(1)).otherwise(F.lit(0))
+    clause = F.col(CLAUSE)
+    writes = F.when(_in(clause, writing or []), F.lit(1)).otherwise(F.lit(0))
+    per_clause = [f"clause_{c.index}" for c in clauses]
     keyed = classified.select(
         F.inline(
             F.array(
                 F.struct(
                     F.lit(1).alias("g"), F.col(SOURCE_ID).cast("long").alias("src"),
                     F.when(F.lit(False), row_id).alias("rid"), F.lit(0).alias("w"),
+                    *[F.lit(0).alias(n) for n in per_clause],
                 ),
                 F.struct(
                     F.lit(2).alias("g"), F.lit(None).cast("long").alias("src"),
                     F.when(matched, row_id).alias("rid"), writes.alias("w"),
+                    *[F.when(clause == c.index, F.lit(1)).otherwise(F.lit(0)).alias(n) for c, n in zip(clauses, per_clause, strict=True)],
                 ),
             )
         )
     )
-    per_key = (
-        keyed.where(F.col("src").isNotNull() | F.col("rid").isNotNull())
-        .groupBy("g", "src", "rid")
-        .agg(F.sum("w").alias("w"))
-    )
-    counts = per_key.agg(
+    kept = F.col("src").isNotNull() | F.col("rid").isNotNull()
+    if clauses:
+        kept = kept | ((F.col("g") == 2) & _counts_for_a_clause(per_clause))
+    per_key = keyed.where(kept).groupBy("g", "src", "rid").agg(F.sum("w").alias("w"), *[F.sum(n).alias(n) for n in per_clause])
+    # One task sums the per-key rows (about one per source row and matched target row: statement-sized), so
+    # the global aggregate needs no second shuffle, which AQE would run as a job of its own
+    counts = per_key.coalesce(1).agg(
         F.count(F.when(F.col("g") == 1, F.lit(1))).alias("source_rows"),
-        F.count(F.when(F.col("g") == 2, F.lit(1))).alias("matched"),
+        F.count(F.when((F.col("g") == 2) & F.col("rid").isNotNull(), F.lit(1))).alias("matched"),
         F.coalesce(F.max("w"), F.lit(0)).alias("most"),
         F.max_by(F.col("rid"), F.col("w")).alias("worst"),
+        *[F.coalesce(F.sum(n), F.lit(0)).alias(n) for n in per_clause],
     ).first()
     assert counts is not None  # an aggregate has one row
     return counts
+
+
+def _counts_for_a_clause(per_clause: list[str]) -> Column:
+    """Whether a keyed row counts for some clause (one of its ``clause_<index>`` flags is 1)."""
+    return F.greatest(*[F.col(n) for n in per_clause], F.lit(0)) > 0
+
+
+def _event_count(plan: MergePlan, counts: Row) -> int:
+    """The events the write will hold, from the aggregate's rows per clause: an UPDATE writes two per row
+    (the delete event and the new version), a DELETE or an INSERT one."""
+    return sum(int(counts[f"clause_{c.index}"]) * (2 if c.action == "update" else 1) for c in plan.clauses)
 
 
 def _checked_counts(plan: MergePlan, classified: DataFrame, check: bool) -> tuple[DataFrame, Row]:
@@ -148,7 +178,7 @@ def _checked_counts(plan: MergePlan, classified: DataFrame, check: bool) -> tupl
     writing = _indices(plan.clauses, "update", "delete", match="matched")
     if writing and not check:
         classified = _first_wins(classified, writing)
-    counts = _source_and_matched(classified, writing if check else None)
+    counts = _source_and_matched(classified, writing if check else None, plan.clauses)
     if counts["most"] > 1:
         _cardinality_violation(counts["worst"], counts["most"])
     return classified, counts

@@ -135,6 +135,43 @@ def _target_pruning(target: TableDef, on: exp.Expr, clauses: tuple[MergeClause, 
     return TablePruning(partition_filter=exp.or_(*disjuncts) if len(disjuncts) > 1 else disjuncts[0])
 
 
+def _source_only(node: exp.Expr, s: str) -> bool:
+    """An expression over source columns only (qualified by the source alias), safe to evaluate alone."""
+    cols = list(node.find_all(exp.Column))
+    return (
+        bool(cols)
+        and all(c.table and c.table.lower() == s.lower() and not c.args.get("db") for c in cols)
+        and not any(isinstance(n, (exp.Subquery, exp.Select, exp.AggFunc, exp.Window, exp.Rand, exp.Exists)) for n in node.walk())
+    )
+
+
+def _source_keys(
+    on: exp.Expr, target: TableDef, clauses: list[MergeClause], t: str, s: str
+) -> list[tuple[str, exp.Expr]]:
+    """(target data column, source expression) of each ON conjunct ``t.c = <source expression>``: a target row
+    can match only if its ``c`` lies within the source expression's range. None with a NOT MATCHED BY SOURCE
+    clause, which must see every target row."""
+    if any(c.match == "not_matched_by_source" for c in clauses):
+        return []
+    names = {c.name.lower() for c in target.columns}
+    conjuncts = list(on.flatten()) if isinstance(on, exp.And) else [on]
+    out = []
+    for conjunct in conjuncts:
+        if not isinstance(conjunct, exp.EQ):
+            continue
+        for col, other in ((conjunct.this, conjunct.expression), (conjunct.expression, conjunct.this)):
+            if (
+                isinstance(col, exp.Column)
+                and col.table.lower() == t.lower()
+                and not col.args.get("db")
+                and col.name.lower() in names
+                and _source_only(other, s)
+            ):
+                out.append((col.name.lower(), other))
+                break
+    return out
+
+
 def build_merge(tree: exp.Merge, target: TableDef, target_node: exp.Table, bind) -> MergePlan:
     """The plan of a MERGE statement; ``bind`` is the planner's table binder."""
     t = target_node.alias_or_name
@@ -196,6 +233,12 @@ def build_merge(tree: exp.Merge, target: TableDef, target_node: exp.Table, bind)
     reads: BoundTables = bind(query)
     reads = dataclasses.replace(reads, target_pruning=_target_pruning(target, on, tuple(clauses), t))
     keys = {k.name for k in target.partition_keys}
+    source_keys = _source_keys(on, target, clauses, t, s)
+    key_query = (
+        exp.select(*[exp.alias_(e.copy(), f"__key{i}") for i, (_, e) in enumerate(source_keys)]).from_(source.copy())
+        if source_keys
+        else None
+    )
     return MergePlan(
         target=target,
         source=query,
@@ -206,4 +249,6 @@ def build_merge(tree: exp.Merge, target: TableDef, target_node: exp.Table, bind)
         moves_buckets=frozenset(
             c.index for c in clauses if c.action == "update" and set(target.bucket_cols) & {n for n, _ in c.values}
         ),
+        source_keys=tuple(c for c, _ in source_keys),
+        source_key_query=key_query,
     )

@@ -263,6 +263,11 @@ class MergePlan(Plan):
     join: Literal["inner", "right", "left", "full"]
     moves_partitions: frozenset[int] = frozenset()  # update clauses that assign a partition column
     moves_buckets: frozenset[int] = frozenset()  # update clauses that assign a bucketing column
+    #: target data columns the ON condition equates with a source expression (no BY SOURCE clause), and
+    #: ``SELECT <those expressions> FROM <source>``: the executor reads the source's key range from it and
+    #: skips target stripes outside (:mod:`hiveacid_sql.exec.merge_keys`)
+    source_keys: tuple[str, ...] = ()
+    source_key_query: exp.Select | None = None
 
     statement = "MERGE"
     description = "MERGE (each clause its own statement id)"

@@ -75,6 +75,19 @@ def test_merge_resolves_each_table_once(planner: Planner, catalog: DictCatalog) 
     assert catalog.calls == {("default", "employee"): 1, ("default", "updates"): 1}
 
 
+def test_merge_source_keys_are_the_on_equalities_of_target_columns_with_source_expressions(planner: Planner) -> None:
+    """The columns whose source range may skip target stripes (exec/merge_keys.py): ``t.c = <source only>``
+    conjuncts of ON, either way round; none with a NOT MATCHED BY SOURCE clause, which needs every row."""
+    p = plan(planner, "MERGE INTO employee t USING updates s ON s.id + 1 = t.id AND t.salary = s.salary AND t.name = 'x' "
+                      "AND t.id > 0 AND t.salary = t.id AND (t.id = s.id OR t.id = 1) AND t.salary = rand() + s.id "
+                      "WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT VALUES (s.id, 'new', s.salary)")
+    assert isinstance(p, MergePlan) and p.source_keys == ("id", "salary")
+    assert p.source_key_query is not None
+    assert p.source_key_query.sql() == "SELECT s.id + 1 AS __key0, s.salary AS __key1 FROM updates AS s"
+    by_source = plan(planner, "MERGE INTO employee t USING updates s ON t.id = s.id WHEN NOT MATCHED BY SOURCE THEN DELETE")
+    assert by_source.source_keys == () and by_source.source_key_query is None
+
+
 def test_update_and_merge_share_the_set_rules(planner: Planner) -> None:
     """One interpreter: DEFAULT is NULL in both, an unknown or repeated column is the same one-line error."""
     update = plan(planner, "UPDATE employee SET salary = DEFAULT WHERE id = 1")
