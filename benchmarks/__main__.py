@@ -18,6 +18,11 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR), help="generated data, kept between runs")
         p.add_argument("--profile", metavar="DIR", help="also profile one run of ours into DIR")
         p.add_argument("--no-tracemalloc", action="store_true", help="skip the untimed tracemalloc run of ours")
+        p.add_argument(
+            "--java-options", metavar="OPTS",
+            help="the driver JVM's spark.driver.extraJavaOptions (replaces hiveacid-sql's JIT/GC default; "
+            "'' for the JVM's own defaults)",
+        )
 
     run = sub.add_parser("run", help="run scenarios and print medians and ratios")
     run.add_argument("--scenario", action="append", help="a scenario name (repeatable; default all)")

@@ -60,6 +60,8 @@ def run_worker(name: str, rows: int, args) -> dict[str, Any]:
             command += ["--profile", str(args.profile)]
         if args.no_tracemalloc:
             command.append("--no-tracemalloc")
+        if args.java_options is not None:
+            command.append(f"--java-options={args.java_options}")
         done = subprocess.run(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if done.returncode != 0 or not out.is_file():
             tail = "\n".join(done.stdout.splitlines()[-30:])
@@ -75,6 +77,8 @@ def worker_main(args) -> int:
     conf = dict(SPARK_CONF)
     if args.profile:
         conf.update({"spark.ui.enabled": "true", "spark.ui.port": "0"})
+    if args.java_options is not None:  # the caller's JVM options, as a user's conf: ours are left out
+        conf["spark.driver.extraJavaOptions"] = f"-Duser.timezone=UTC {args.java_options}".strip()
     spark = local_session(conf)
     if args.setup_only:
         try:

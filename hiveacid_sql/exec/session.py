@@ -87,12 +87,7 @@ def local_session(
     """
     # Python workers must be this interpreter: they import pyarrow, pyorc and this package.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    settings = {**DEFAULT_CONF, "spark.pyspark.python": os.environ["PYSPARK_PYTHON"], **dict(conf or {})}
-    own_logging = "log4j2.configurationFile" in settings.get("spark.driver.extraJavaOptions", "") or (
-        "SPARK_CONF_DIR" in os.environ
-    )
-    if not verbose and not own_logging:
-        settings["spark.driver.extraJavaOptions"] += f" -Dlog4j2.configurationFile={LOG4J2_CONFIG.as_uri()}"
+    settings = session_settings(conf, verbose=verbose)
     builder = SparkSession.builder.master(master).appName("hiveacid-sql")
     for key, value in settings.items():
         builder = builder.config(key, value)
@@ -105,6 +100,41 @@ def local_session(
     if not verbose:
         spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+#: JIT and GC options of the driver JVM we launch: the C1 compiler only and the serial collector. A statement's
+#: fixed cost is mostly JVM CPU spent planning, generating code and JIT-compiling code that runs briefly; C2's
+#: compilations of it cost more than they return (benchmarks/RESULTS.md, 2026-11-28: measured per scenario).
+DRIVER_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+#: where a user tunes the driver JVM already; any of them (or a -XX: option in these variables) leaves ours out
+_USER_JAVA_CONF = ("spark.driver.extraJavaOptions", "spark.driver.defaultJavaOptions")
+_USER_JAVA_ENV = ("SPARK_SUBMIT_OPTS", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS")
+
+
+def session_settings(
+    conf: Mapping[str, str] | None = None, *, verbose: bool = False, environ: Mapping[str, str] = os.environ
+) -> dict[str, str]:
+    """The Spark conf :func:`local_session` starts with: our defaults, the caller's ``conf`` on top.
+
+    :data:`DRIVER_JVM_OPTIONS` join the driver's Java options only when the caller tunes nothing there: no
+    ``spark.driver.extraJavaOptions`` / ``defaultJavaOptions`` in ``conf`` (the caller's value replaces ours
+    whole, as before), no ``-XX:`` in ``SPARK_SUBMIT_OPTS``, ``JAVA_TOOL_OPTIONS`` or ``JDK_JAVA_OPTIONS`` (a
+    second garbage collector named there would stop the JVM from starting). They only matter when this
+    process launches the JVM; a running SparkContext is reused as it is.
+    """
+    given = dict(conf or {})
+    settings = {**DEFAULT_CONF, "spark.pyspark.python": environ.get("PYSPARK_PYTHON", sys.executable), **given}
+    if not any(key in given for key in _USER_JAVA_CONF) and not any(
+        "-XX:" in environ.get(name, "") for name in _USER_JAVA_ENV
+    ):
+        settings["spark.driver.extraJavaOptions"] += f" {DRIVER_JVM_OPTIONS}"
+    own_logging = "log4j2.configurationFile" in settings.get("spark.driver.extraJavaOptions", "") or (
+        "SPARK_CONF_DIR" in environ
+    )
+    if not verbose and not own_logging:
+        log4j = f"-Dlog4j2.configurationFile={LOG4J2_CONFIG.as_uri()}"
+        settings["spark.driver.extraJavaOptions"] = f"{settings.get('spark.driver.extraJavaOptions', '')} {log4j}".strip()
+    return settings
 
 
 def _forward_filtered(pipe: IO[bytes]) -> None:

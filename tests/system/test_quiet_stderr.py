@@ -10,11 +10,13 @@ import sys
 import textwrap
 from pathlib import Path
 
+from hiveacid_sql.exec.session import DRIVER_JVM_OPTIONS
+
 ACID = "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
 
 
-def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_CONF_DIR", "SPARK_HOME")}
+def _run(tmp_path: Path, *args: str, drop: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_CONF_DIR", "SPARK_HOME", *drop)}
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=tmp_path, timeout=600, env=env)
 
 
@@ -42,11 +44,16 @@ def test_connect_prints_nothing_and_errors_are_one_line(tmp_path):
                 acid.sql(bad)
             except HiveAcidError as exc:
                 print(type(exc).__name__, str(exc).count(chr(10)), str(exc))
+        jvm = acid.running_spark().sparkContext._jvm
+        print(*[a for a in jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+                if a.startswith("-XX:")])
         acid.close()
     """)
-    proc = _run(tmp_path, "-c", code)
+    # no SPARK_SUBMIT_OPTS (the tests' JVM options): the JVM runs with the options a user's gets
+    proc = _run(tmp_path, "-c", code, drop=("SPARK_SUBMIT_OPTS",))
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stderr == ""
-    lines = proc.stdout.splitlines()
+    *lines, jvm_options = proc.stdout.splitlines()
+    assert set(DRIVER_JVM_OPTIONS.split()) <= set(jvm_options.split())  # Spark adds one of its own
     assert [line.split(" ", 2)[:2] for line in lines] == [["PlanError", "0"]] + [["ExecutionError", "0"]] * 2
     assert "nosuch" in lines[0] and lines[1].endswith("boom") and "1969-12-31 23:59:59.5" in lines[2]
