@@ -122,26 +122,23 @@ def test_a_merge_checks_and_counts_in_one_aggregate(spark, acid):
     acid.sql("INSERT INTO t SELECT id, concat('v', id) FROM range(0, 100)")
     acid.sql("CREATE TABLE s (id int, v string) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
     acid.sql("INSERT INTO s SELECT id * 2, 'new' FROM range(45, 65)")
-    result, work = measure(
-        spark,
-        lambda: acid.sql(
-            "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v "
-            "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)"
-        ),
-    )
+    def merge(new_v: str):
+        return measure(
+            spark,
+            lambda: acid.sql(
+                f"MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = {new_v} "
+                "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)"
+            ),
+        )
+
+    result, work = merge("s.v")
     assert (result.num_source_rows, result.num_target_rows_matched) == (20, 5)
     assert (result.num_updated_rows, result.num_inserted_rows) == (5, 15)
     assert work.jobs <= 5, work
     # More events than the driver write takes: the aggregate's per-clause counts choose the task write
     # (no trial collect of limit + 1 events first, which was a job of its own)
     acid.sql("SET hiveacid.driver.write.max.rows=10")
-    result, work = measure(
-        spark,
-        lambda: acid.sql(
-            "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = 'again' "
-            "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)"
-        ),
-    )
+    result, work = merge("'again'")
     assert (result.num_updated_rows, result.num_inserted_rows) == (20, 0)
     assert work.jobs <= 6, work  # and the first MERGE's delete delta is broadcast; the write: a shuffle, its tasks
 
