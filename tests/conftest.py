@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from hiveacid_sql.exec.session import DRIVER_JVM_OPTIONS
 from tests.support.fixtures import HIVE_WRITTEN
 from tests.support.stores import BACKENDS
 
@@ -36,12 +37,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 #: JVM options for every JVM the tests start through Spark's launcher (each worker's Spark and the JVMs of CLI
-#: runs, notebook kernels, Hive's client, Connect servers, writer processes: they inherit the environment).
-#: Test JVMs run short, varied work, so the C2 JIT compiles code that runs too briefly to pay it back: C1
-#: alone and the serial collector cut a typical test workload's CPU by ~40% (24 -> 14 CPU-s for 44
-#: statements and a compaction, measured side by side). Semantics do not depend on the JIT; users' JVMs
-#: keep the JVM's defaults. SPARK_SUBMIT_OPTS, unlike JAVA_TOOL_OPTIONS, prints nothing on stderr.
-TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+#: runs, notebook kernels, Hive's client, Connect servers, writer processes: they inherit the environment):
+#: the options the sessions we launch take (C1 only, the serial collector; ``exec/session.py`` says why),
+#: for the JVMs the package does not launch itself too. SPARK_SUBMIT_OPTS, unlike JAVA_TOOL_OPTIONS, prints
+#: nothing on stderr.
+TEST_JVM_OPTIONS = DRIVER_JVM_OPTIONS
 
 
 def pytest_configure(config: pytest.Config) -> None:
