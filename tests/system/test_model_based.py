@@ -42,9 +42,9 @@ from hiveacid_sql.errors import HiveAcidError
 from tests.support.acid_invariants import check_table
 from tests.support.stores import hive_store_url
 
-#: The CI budget: a fixed seed, four short sequences (about a minute on two cores). No shrinking here: a
+#: The ``--full`` budget: a fixed seed, four short sequences (about 40 s on two cores). No shrinking here: a
 #: shrink replays hundreds of Spark statements; the failing sequence is printed as is (the long profile shrinks).
-CI_SETTINGS = settings(
+FULL_SETTINGS = settings(
     derandomize=True,
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
     max_examples=4,
@@ -53,6 +53,8 @@ CI_SETTINGS = settings(
     suppress_health_check=list(HealthCheck),
     print_blob=True,
 )
+#: CI's budget: the first two of those sequences (the same seed).
+CI_SETTINGS = settings(FULL_SETTINGS, max_examples=2)
 
 
 def _sort_key(row: tuple) -> tuple:
@@ -267,21 +269,22 @@ def _insert_only_problems(root: Path) -> list[str]:
     return problems
 
 
-def _settings() -> settings:
-    """The CI budget, unless a profile other than the default was chosen (``--hypothesis-profile=long``)."""
+def _settings(full: bool) -> settings:
+    """CI's budget (``--full``'s with ``full``), unless a profile other than the default was chosen
+    (``--long``, ``--hypothesis-profile=long``)."""
     if settings.get_current_profile_name() == "default":
-        return CI_SETTINGS
+        return FULL_SETTINGS if full else CI_SETTINGS
     return settings(settings.default, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 @pytest.mark.slow
-def test_model_based(spark) -> None:
+def test_model_based(spark, request: pytest.FixtureRequest) -> None:
     ModelMachine.spark = spark
-    run_state_machine_as_test(ModelMachine, settings=_settings())
+    run_state_machine_as_test(ModelMachine, settings=_settings(bool(request.config.getoption("--full"))))
 
 
-#: The model on a Hive-script database in CI: one short sequence (the store's part of a step is milliseconds;
-#: the budget is Spark's). ``--long`` runs the CI-sized budget on PostgreSQL and MariaDB.
+#: The model on a Hive-script database with ``--full``: one short sequence (the store's part of a step is
+#: milliseconds; the budget is Spark's). ``--long`` runs the ``--full`` budget on PostgreSQL and MariaDB.
 HIVE_DB_CI_SETTINGS = settings(CI_SETTINGS, max_examples=1, stateful_step_count=10)
 
 
@@ -306,4 +309,4 @@ def test_model_based_on_a_database_made_by_hives_script(spark) -> None:
     ],
 )
 def test_model_based_on_a_database_made_by_hives_script_long(spark, backend: str) -> None:
-    _run_on_hives_database(spark, backend, CI_SETTINGS)
+    _run_on_hives_database(spark, backend, FULL_SETTINGS)
