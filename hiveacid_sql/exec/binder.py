@@ -297,6 +297,11 @@ class Binder:
         except PySparkException as exc:
             raise PlanError(self.clean_message(exc)) from exc
 
+    def add_frame(self, name: str, df: DataFrame) -> None:
+        """Let statements run by :meth:`run` name ``df`` as table ``name`` (a frame the executor built, such
+        as MERGE's numbered source: :class:`~hiveacid_sql.plan.model.MergeSplit`)."""
+        self._frames[name] = df
+
     def clean_message(self, exc: BaseException) -> str:
         """One line from a Spark error, with our view names turned back into table names.
 

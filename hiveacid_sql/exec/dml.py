@@ -15,7 +15,8 @@ Plain (non-transactional) targets go through :func:`write_plain_target`, the sam
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from hiveacid_sql.exec.insert_only import write_empty_dirs, write_insert_only
 from hiveacid_sql.exec.local_scan import collect_pairs, is_local, snapshot_rows
 from hiveacid_sql.exec.merge import MergeCounts, write_merge, write_merge_inserts
 from hiveacid_sql.exec.merge_keys import with_source_key_range
+from hiveacid_sql.exec.merge_split import merge_rows
 from hiveacid_sql.exec.plain import BUCKET_COLUMN, PART_DIR_COLUMN, write_plain, write_plain_partitions
 from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir, static_part_dir
 from hiveacid_sql.exec.sarg import own_search_arguments
@@ -112,10 +114,11 @@ def write_legs(binder: Binder, plan: DmlPlan, sink: TableSink, statement_ids: li
     if narrow is not None:  # key ranges known only at run time (a MERGE's source): fewer target stripes read
         plan = narrow(binder, plan)
     assert plan.query is not None  # TRUNCATE writes no rows: write_empty_bases
-    rows = binder.run(plan.query, plan.reads, direct=True)
     if plan.target.is_insert_only:
+        rows = binder.run(plan.query, plan.reads, direct=True)
         return _write_insert_only_legs(binder, plan, rows, sink, statement_ids)
-    with own_search_arguments(binder.spark):  # the key filters' row-group skipping (exec/sarg.py)
+    # the key filters' row-group skipping (exec/sarg.py); a MERGE's rows, split for a small source
+    with own_search_arguments(binder.spark), _plan_rows(binder, plan) as rows:
         files, operation, counts = _LEG_WRITERS[type(plan)](binder, plan, rows, sink, statement_ids, settings)
     fs, _ = filesystem_for(plan.target.location)
     directories = finish_directories(fs, sink, files)
@@ -125,6 +128,17 @@ def write_legs(binder: Binder, plan: DmlPlan, sink: TableSink, statement_ids: li
 
 
 _Leg = tuple[list[FileWritten], str, dict[str, Any]]
+
+
+@contextmanager
+def _plan_rows(binder: Binder, plan: DmlPlan) -> Iterator[DataFrame]:
+    """The rows a plan writes: its query's, or a MERGE's join split for a small source (exec/merge_split.py)."""
+    if isinstance(plan, MergePlan):
+        with merge_rows(binder, plan, direct=True) as rows:
+            yield rows
+        return
+    assert plan.query is not None
+    yield binder.run(plan.query, plan.reads, direct=True)
 
 #: Plans whose target pruning is completed at run time, by plan class: MERGE's target key range is the
 #: source's (exec/merge_keys.py).

@@ -28,11 +28,15 @@ from hiveacid_sql.errors import HiveAcidError
 
 @dataclass(frozen=True)
 class WorkDone:
-    """Spark work of one statement: jobs launched, stages run and rows read by those stages."""
+    """Spark work of one statement: jobs launched, stages run and rows read by those stages; rows its stages
+    wrote to shuffles, and rows its broadcast exchanges collected (the "number of output rows" of every
+    ``BroadcastExchange`` in its SQL executions: a table built into a hash relation on the driver)."""
 
     jobs: int
     stages: int
     rows_read: int
+    rows_shuffled: int = 0
+    rows_broadcast: int = 0
 
 
 def _drain(spark: SparkSession) -> Any:
@@ -46,6 +50,12 @@ def _drain(spark: SparkSession) -> Any:
     return jsc.statusStore()
 
 
+def _sql_store(spark: SparkSession) -> Any:
+    """The SQL executions' status store (what the UI's SQL tab shows), after the listener bus drained."""
+    _drain(spark)
+    return spark._jsparkSession.sharedState().statusStore()  # noqa: SLF001 - no Python API for the store
+
+
 def _jobs(store: Any) -> list[Any]:
     seq = store.jobsList(None)
     return [seq.apply(i) for i in range(seq.length())]
@@ -57,10 +67,14 @@ class SparkWork:
     def __init__(self, spark: SparkSession) -> None:
         self.spark = spark
         self._last_job = -1
+        self._last_execution = -1
 
     def start(self) -> SparkWork:
-        """Remember the newest job so far; returns ``self``."""
+        """Remember the newest job and SQL execution so far; returns ``self``."""
         self._last_job = max((job.jobId() for job in _jobs(_drain(self.spark))), default=-1)
+        executions = _sql_store(self.spark).executionsList()
+        count = executions.length()
+        self._last_execution = int(executions.apply(count - 1).executionId()) if count else -1
         return self
 
     def finish(self) -> WorkDone:
@@ -71,7 +85,7 @@ class SparkWork:
         for job in jobs:
             seq = job.stageIds()
             stage_ids.update(int(seq.apply(i)) for i in range(seq.length()))
-        stages, rows = 0, 0
+        stages, rows, shuffled = 0, 0, 0
         for stage_id in sorted(stage_ids):
             try:
                 stage = store.lastStageAttempt(stage_id)
@@ -81,7 +95,40 @@ class SparkWork:
                 continue
             stages += 1
             rows += int(stage.inputRecords())
-        return WorkDone(jobs=len(jobs), stages=stages, rows_read=rows)
+            shuffled += int(stage.shuffleWriteRecords())
+        return WorkDone(
+            jobs=len(jobs), stages=stages, rows_read=rows, rows_shuffled=shuffled, rows_broadcast=self._broadcast_rows()
+        )
+
+    def _broadcast_rows(self) -> int:
+        """Output rows of the ``BroadcastExchange`` nodes of the SQL executions since :meth:`start` (their plan
+        graphs include the plans of the cached relations they build, and AQE's final plans)."""
+        store = _sql_store(self.spark)
+        executions = store.executionsList()
+        total = 0
+        for i in reversed(range(executions.length())):
+            execution_id = int(executions.apply(i).executionId())
+            if execution_id <= self._last_execution:
+                break
+            wanted: set[int] = set()
+            nodes = store.planGraph(execution_id).allNodes()
+            for n in range(nodes.length()):
+                node = nodes.apply(n)
+                if str(node.name()) != "BroadcastExchange":
+                    continue
+                metrics = node.metrics()
+                wanted.update(
+                    int(metrics.apply(m).accumulatorId()) for m in range(metrics.length())
+                    if str(metrics.apply(m).name()) == "number of output rows"
+                )
+            if not wanted:
+                continue
+            values = store.executionMetrics(execution_id).iterator()
+            while values.hasNext():
+                pair = values.next()
+                if int(pair._1()) in wanted:  # noqa: SLF001 - a Scala tuple
+                    total += int(str(pair._2()).replace(",", "") or 0)  # noqa: SLF001
+        return total
 
 
 def measure(spark: SparkSession, fn: Any) -> tuple[Any, WorkDone]:

@@ -12,7 +12,8 @@ A clause *applies* to a row when its kind matches (target and source row both pr
 source row: NOT MATCHED [BY TARGET]; only the target row: NOT MATCHED BY SOURCE) and its condition is true;
 the first applicable clause in SQL order wins, as in Hive, Delta and the SQL standard. The join type follows
 the clauses: inner for MATCHED only, right outer with NOT MATCHED, left outer with BY SOURCE, full outer
-with both. Statement ids: insert clauses first in clause order, then the others in clause order (the
+with both. A right outer join also comes as an inner join plus the source rows left unmatched
+(:class:`~hiveacid_sql.plan.model.MergeSplit`), which the executor runs when the source is small. Statement ids: insert clauses first in clause order, then the others in clause order (the
 walkthrough's rule, Hive's multi-insert leg order).
 """
 
@@ -24,8 +25,17 @@ from typing import Literal
 from sqlglot import exp
 
 from hiveacid_sql.errors import PlanError
-from hiveacid_sql.plan.columns import BUCKET, CLAUSE, OWID, PART_DIR, ROWID, SOURCE_ID
-from hiveacid_sql.plan.model import BoundTables, MergeClause, MergePlan
+from hiveacid_sql.plan.columns import (
+    BUCKET,
+    CLAUSE,
+    NUMBERED_SOURCE,
+    OWID,
+    PART_DIR,
+    ROWID,
+    SOURCE_ID,
+    UNMATCHED_SOURCE,
+)
+from hiveacid_sql.plan.model import BoundTables, MergeClause, MergePlan, MergeSplit
 from hiveacid_sql.plan.pruning import TablePruning, partition_conjuncts
 from hiveacid_sql.plan.target import column_value, default_value, enforced, set_assignments, target_table
 from hiveacid_sql.plan.types import hive_cast
@@ -172,6 +182,32 @@ def _source_keys(
     return out
 
 
+def _aliased(name: str, alias: str) -> exp.Table:
+    table = exp.Table(this=exp.to_identifier(name))
+    table.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
+    return table
+
+
+def _split(
+    columns: list[exp.Expr], target: TableDef, target_ref: exp.Table, source: exp.Expr, on: exp.Expr, t: str, s: str
+) -> MergeSplit:
+    """The right outer join of a MERGE as an inner join plus the unmatched source rows (:class:`MergeSplit`)."""
+    matched = exp.select(*[c.copy() for c in columns]).from_(target_ref.copy())
+    matched.set("joins", [exp.Join(this=_aliased(NUMBERED_SOURCE, s), on=on.copy())])
+    # no target row: Spark's optimizer turns the filtered target into an empty relation and the right outer
+    # join over it into a projection of the source rows with NULL target columns (nothing read)
+    own = [PART_DIR, OWID, BUCKET, ROWID, *[c.name for c in target.all_columns]]
+    nothing = exp.select(*[exp.column(c, table=t, quoted=True) for c in own]).from_(target_ref.copy()).where(exp.false())
+    unmatched = exp.select(*[c.copy() for c in columns]).from_(exp.Subquery(this=nothing, alias=exp.TableAlias(this=exp.to_identifier(t))))
+    unmatched.set("joins", [exp.Join(this=_aliased(UNMATCHED_SOURCE, s), on=on.copy(), side="RIGHT", kind="OUTER")])
+    return MergeSplit(
+        source_rows=exp.select(exp.Star()).from_(source.copy()),
+        target_rows=exp.select(exp.Star()).from_(target_ref.copy()),
+        matched=matched,
+        unmatched=unmatched,
+    )
+
+
 def build_merge(tree: exp.Merge, target: TableDef, target_node: exp.Table, bind) -> MergePlan:
     """The plan of a MERGE statement; ``bind`` is the planner's table binder."""
     t = target_node.alias_or_name
@@ -234,6 +270,11 @@ def build_merge(tree: exp.Merge, target: TableDef, target_node: exp.Table, bind)
     reads = dataclasses.replace(reads, target_pruning=_target_pruning(target, on, tuple(clauses), t))
     keys = {k.name for k in target.partition_keys}
     source_keys = _source_keys(on, target, clauses, t, s)
+    split = (
+        _split(columns, target, target_ref, source, on, t, s)
+        if kind == "right" and target.qualified_name not in reads.row_id_tables
+        else None
+    )
     key_query = (
         exp.select(*[exp.alias_(e.copy(), f"__key{i}") for i, (_, e) in enumerate(source_keys)]).from_(source.copy())
         if source_keys
@@ -251,4 +292,5 @@ def build_merge(tree: exp.Merge, target: TableDef, target_node: exp.Table, bind)
         ),
         source_keys=tuple(c for c, _ in source_keys),
         source_key_query=key_query,
+        split=split,
     )

@@ -252,6 +252,25 @@ class MergeClause:
 
 
 @dataclass(frozen=True)
+class MergeSplit:
+    """A MERGE with NOT MATCHED (INSERT) clauses and no NOT MATCHED BY SOURCE one, as two queries the executor
+    may run instead of :attr:`MergePlan.query`'s right outer join when the source is small.
+
+    Why: Spark builds (broadcasts or hashes) only the side of an outer join whose rows are not kept, so
+    ``target RIGHT OUTER JOIN source`` builds the whole target (a broadcast of every target row, or a shuffle
+    of them). The same rows are ``target INNER JOIN source`` (Spark broadcasts the small source and streams
+    the target once) plus the source rows that matched nothing, with every target column NULL. Both read
+    the source with the same row ids, so the executor numbers it once, on the driver, and names it
+    :data:`~hiveacid_sql.plan.columns.NUMBERED_SOURCE`; the unmatched rows are
+    :data:`~hiveacid_sql.plan.columns.UNMATCHED_SOURCE`. Same select list, so the same clause choice."""
+
+    source_rows: exp.Select  # SELECT * FROM <source>: the rows the executor numbers
+    target_rows: exp.Select  # SELECT * FROM <target>: its size estimate decides
+    matched: exp.Select  # the select list FROM <target> t JOIN NUMBERED_SOURCE s ON <on>
+    unmatched: exp.Select  # the select list FROM (<target> WHERE FALSE) t RIGHT JOIN UNMATCHED_SOURCE s ON <on>
+
+
+@dataclass(frozen=True)
 class MergePlan(Plan):
     """MERGE: ``query`` joins the target snapshot with the source once and names, per joined row, the clause
     that applies (``__clause``) and the new values of every column (see :mod:`hiveacid_sql.plan.merge`)."""
@@ -268,6 +287,8 @@ class MergePlan(Plan):
     #: skips target stripes outside (:mod:`hiveacid_sql.exec.merge_keys`)
     source_keys: tuple[str, ...] = ()
     source_key_query: exp.Select | None = None
+    #: the join as an inner join plus the unmatched source rows, for a small source (None: only ``query``)
+    split: MergeSplit | None = None
 
     statement = "MERGE"
     description = "MERGE (each clause its own statement id)"
