@@ -36,7 +36,7 @@ from hiveacid_sql.exec.insert_only import insert_only_frame, null_row_id
 from hiveacid_sql.exec.local_scan import local_frame, snapshot_rows
 from hiveacid_sql.exec.plain import read_plain
 from hiveacid_sql.exec.pruning import prune_partitions, pruned_buckets
-from hiveacid_sql.exec.scan import ScanFiles, scan_table, snapshot_files, user_columns, with_row_id
+from hiveacid_sql.exec.scan import ScanFiles, ScanFrame, scan_frame, snapshot_files, user_columns, with_row_id
 from hiveacid_sql.exec.timetravel import (
     HistoryOf,
     PartitionWriteIds,
@@ -97,10 +97,16 @@ def acid_snapshot_frame(
 ) -> DataFrame:
     """Live rows of an ACID table at ``snapshot`` (its chosen ``files``) with the internal columns;
     ``key_filters``: the statement's conjuncts on them, for ORC to skip row groups (:mod:`hiveacid_sql.exec.sarg`)."""
+    return _snapshot_scan(spark, table, snapshot, files, key_filters).frame
+
+
+def _snapshot_scan(
+    spark: SparkSession, table: TableDef, snapshot: Snapshot, files: ScanFiles, key_filters: tuple[KeyFilter, ...] = ()
+) -> ScanFrame:
     if table.is_insert_only:
-        return insert_only_frame(spark, table, files)
+        return ScanFrame(insert_only_frame(spark, table, files), reads_files=True)
     fs, _path = filesystem_for(table.location)
-    return scan_table(
+    return scan_frame(
         spark, fs, table.location, table_columns(table), partition_columns(table), write_id_list(snapshot, table), files,
         key_filters,
     )
@@ -171,6 +177,9 @@ class Binder:
         # a DML target whose snapshot holds at most this many rows is read on the driver (exec/local_scan.py)
         self.driver_scan_max_rows = driver_scan_max_rows
         self.local_targets: set[str] = set()  # qualified names of the targets read so
+        # qualified names of the tables whose frames Spark reads files for: their rows are never a local
+        # relation, so the writers need not ask Spark's optimizer (a planning of its own) whether they are
+        self.spark_scans: set[str] = set()
 
     def _version_files(
         self, table: TableDef, version: VersionRequest, pruning: TablePruning | None
@@ -202,7 +211,10 @@ class Binder:
                 self.files[f"{table.qualified_name}@{version}"] = files
             df = self._small_target(table, snapshot, files) if internal and version is None else None
             if df is None:
-                df = acid_snapshot_frame(self.spark, table, snapshot, files, (pruning or TablePruning()).key_filters)
+                scan = _snapshot_scan(self.spark, table, snapshot, files, (pruning or TablePruning()).key_filters)
+                df = scan.frame
+                if scan.reads_files:
+                    self.spark_scans.add(table.qualified_name)
             if row_id:
                 df = null_row_id(df) if table.is_insert_only else with_row_id(df)
             if not internal:
@@ -219,6 +231,11 @@ class Binder:
         self._frames[name] = df
         self._views[key] = name
         return name
+
+    def may_be_local(self, table: TableDef) -> bool:
+        """Whether a statement's rows over ``table`` may be a local relation (False: its frame reads files
+        through Spark, so its rows never are)."""
+        return table.qualified_name not in self.spark_scans
 
     def _small_target(self, table: TableDef, snapshot: Snapshot, files: ScanFiles) -> DataFrame | None:
         """A full ACID DML target whose footers count at most ``driver_scan_max_rows`` rows, read on the

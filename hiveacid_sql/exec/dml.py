@@ -170,19 +170,20 @@ def _write_update(
 ) -> _Leg:
     target = plan.target
     changed = enforce_checks(changed, target)
-    part_dir = new_part_dir(target) if plan.moves_partitions else F.col("__part_dir")
+    part_dir = new_part_dir(target) if plan.moves_partitions else None  # None: the old row's directory
     bucket = new_bucket_id(target) if plan.moves_buckets else None
     pairs = update_event_pairs(
         changed, [c.name for c in target.columns], stmt=statement_ids[0], data_types=data_types(target),
         new_part_dir=part_dir, new_bucket_id=bucket,
     )
     limit = settings.value(DRIVER_WRITE_MAX_ROWS)
-    local = collect_pairs(pairs, limit) if limit > 0 and is_local(pairs) else None
+    # is_local asks Spark's optimizer (a planning of its own): not when the target's frame reads files
+    local = collect_pairs(pairs, limit) if limit > 0 and binder.may_be_local(target) and is_local(pairs) else None
     if local is not None:  # a small target read on the driver (exec/local_scan.py): no Spark job
         files = write_events_local(local, sink)
     else:
         events = pairs.select(F.inline(F.col(EVENT_PAIR)))
-        files = write_changes(events, sink, limit, keep=not _surely_fits(binder, target, 2, limit))
+        files = write_changes(events, sink, limit, keep=not _surely_fits(binder, target, 2, limit), local=False)
     updated = _rows(files, "delete")  # each updated row: one delete event and its new version
     return files, "u", {"num_updated_rows": updated, "num_affected_rows": updated}
 
@@ -193,7 +194,9 @@ def _write_delete(
     target = plan.target
     events = delete_events(changed, [c.name for c in target.columns], stmt=statement_ids[0], data_types=data_types(target))
     limit = settings.value(DRIVER_WRITE_MAX_ROWS)
-    files = write_changes(events, sink, limit, keep=not _surely_fits(binder, target, 1, limit))
+    files = write_changes(
+        events, sink, limit, keep=not _surely_fits(binder, target, 1, limit), local=binder.may_be_local(target)
+    )
     return files, "d", _insert_delete_counts(files)
 
 

@@ -67,6 +67,64 @@ def _old_row_id() -> tuple[Column, Column, Column]:
     return F.col(OWID), F.col(BUCKET), F.col(ROWID)
 
 
+# -- the same events as SQL text ---------------------------------------------------------------------------
+# Built Column by Column, an UPDATE's two event structs cost about 175 py4j round trips (each ``F.col``,
+# ``F.lit``, ``cast`` and ``alias`` is one or more, and every Spark function is looked up by reflection);
+# as the text of one ``selectExpr`` they cost a few. Spark parses the text to the same expressions
+# (``named_struct`` is what ``struct`` of aliased columns becomes; ``CAST(NULL AS t)`` what a cast literal is).
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def sql_type(data_type: T.DataType) -> str | None:
+    """Spark SQL text of ``data_type`` (struct field names quoted), None for a user-defined type."""
+    if isinstance(data_type, T.StructType):
+        fields = [sql_type(f.dataType) for f in data_type.fields]
+        if any(f is None for f in fields):
+            return None
+        return "struct<" + ",".join(f"{_quote(f.name)}:{t}" for f, t in zip(data_type.fields, fields, strict=True)) + ">"
+    if isinstance(data_type, T.ArrayType):
+        element = sql_type(data_type.elementType)
+        return None if element is None else f"array<{element}>"
+    if isinstance(data_type, T.MapType):
+        key, value = sql_type(data_type.keyType), sql_type(data_type.valueType)
+        return None if key is None or value is None else f"map<{key},{value}>"
+    if isinstance(data_type, T.UserDefinedType):
+        return None
+    return data_type.simpleString()
+
+
+_OLD_BUCKET_SQL = f"shiftright({_quote(BUCKET)}, 16) & 4095"  # bucket_id_of as text
+
+
+def _event_fields_sql(
+    op: int, stmt: int, part_dir: str, bucket_id: str, row_id: bool, data: Sequence[str], data_names: Sequence[str]
+) -> list[tuple[str, str]]:
+    """(expression text, name) of an event's columns, as :func:`_event` builds them."""
+    owid, bucket, rowid = (_quote(OWID), _quote(BUCKET), _quote(ROWID)) if row_id else ("NULL", "NULL", "NULL")
+    keys = [str(op), str(stmt), part_dir, bucket_id, owid, bucket, rowid]
+    fields = [(f"CAST({k} AS {_KEY_TYPES[name]})", name) for k, name in zip(keys, EVENT_COLUMNS, strict=True)]
+    return fields + list(zip(data, data_names, strict=True))
+
+
+def _null_data_sql(data_types: Sequence[T.DataType]) -> list[str] | None:
+    """``CAST(NULL AS t)`` per data column (a delete event's), None when a type has no SQL text."""
+    names = [sql_type(t) for t in data_types]
+    if any(n is None for n in names):
+        return None
+    return [f"CAST(NULL AS {n})" for n in names]
+
+
+def _struct_sql(fields: list[tuple[str, str]]) -> str:
+    return "named_struct(" + ", ".join(f"{_string(name)}, {expr}" for expr, name in fields) + ")"
+
+
 def insert_events(
     rows: DataFrame, data_names: Sequence[str], *, stmt: int, part_dir: Column, bucket_id: Column | None
 ) -> DataFrame:
@@ -81,6 +139,10 @@ def insert_events(
 
 def delete_events(changed: DataFrame, data_names: Sequence[str], *, stmt: int, data_types: Sequence[T.DataType]) -> DataFrame:
     """Delete events for the rows of ``changed`` (which has ``__part_dir`` and the row id columns)."""
+    null_sql = _null_data_sql(data_types)
+    if null_sql is not None:  # one selectExpr (a few py4j round trips, not one per Column)
+        fields = _event_fields_sql(OP_DELETE, stmt, _quote(PART_DIR), _OLD_BUCKET_SQL, True, null_sql, data_names)
+        return changed.selectExpr(*[f"{expr} AS {_quote(name)}" for expr, name in fields])
     nulls = [cast_to(F.lit(None), t) for t in data_types]
     event = _event(OP_DELETE, stmt, F.col(PART_DIR), bucket_id_of(F.col(BUCKET)), _old_row_id(), nulls, data_names)
     return changed.select(event.alias("e")).select("e.*")
@@ -96,23 +158,35 @@ def update_event_pairs(
     *,
     stmt: int,
     data_types: Sequence[T.DataType],
-    new_part_dir: Column,
+    new_part_dir: Column | None,
     new_bucket_id: Column | None,
 ) -> DataFrame:
     """Split update: a delete event for the old row and an insert event for its new version, per row, as
     one array column ``__event_pair`` (a projection: over a local relation Spark folds it into another).
 
     ``changed`` has ``__part_dir``, the old row id and the new values of the data columns. The new version
-    goes to ``new_part_dir`` and ``new_bucket_id`` (None: the old row's bucket, Hive's rule for un-bucketed
-    tables and for bucketed tables whose bucketing columns did not change).
+    goes to ``new_part_dir`` (None: the old row's ``__part_dir``) and ``new_bucket_id`` (None: the old row's
+    bucket, Hive's rule for un-bucketed tables and for bucketed tables whose bucketing columns did not change).
+    The common case (the row stays where it is) is one ``selectExpr`` text: a few py4j round trips.
     """
+    null_sql = _null_data_sql(data_types)
+    if new_part_dir is None and new_bucket_id is None and null_sql is not None:
+        delete_sql = _struct_sql(
+            _event_fields_sql(OP_DELETE, stmt, _quote(PART_DIR), _OLD_BUCKET_SQL, True, null_sql, data_names)
+        )
+        insert_sql = _struct_sql(
+            _event_fields_sql(
+                OP_INSERT, stmt, _quote(PART_DIR), _OLD_BUCKET_SQL, True, [_quote(n) for n in data_names], data_names
+            )
+        )
+        return changed.selectExpr(f"array({delete_sql}, {insert_sql}) AS {_quote(EVENT_PAIR)}")
     nulls = [cast_to(F.lit(None), t) for t in data_types]
     old_bucket = bucket_id_of(F.col(BUCKET))
     delete = _event(OP_DELETE, stmt, F.col(PART_DIR), old_bucket, _old_row_id(), nulls, data_names)
     insert = _event(
         OP_INSERT,
         stmt,
-        new_part_dir,
+        new_part_dir if new_part_dir is not None else F.col(PART_DIR),
         new_bucket_id if new_bucket_id is not None else old_bucket,
         _old_row_id(),
         [F.col(n) for n in data_names],

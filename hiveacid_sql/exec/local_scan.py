@@ -83,14 +83,28 @@ def is_local(df: DataFrame) -> bool:
         return False
 
 
-def collect_arrow(df: DataFrame, limit: int) -> pa.Table:
-    """At most ``limit`` rows of a local ``df`` (:func:`is_local`) as the Arrow table ``toArrow`` gives, but
-    through ``collect``, which a local relation answers on the driver (``toArrow`` always runs a job)."""
+def local_rows(df: DataFrame) -> int | None:
+    """The number of rows of ``df`` when Spark's optimized plan of it is a local relation (:func:`is_local`),
+    else None: a caller that knows they fit collects them whole, without a ``limit`` (a plan of its own that
+    Spark would analyse and optimize again)."""
+    try:
+        plan = df._jdf.queryExecution().optimizedPlan()  # noqa: SLF001 - the JVM plan, classic PySpark only
+        if str(plan.getClass().getSimpleName()) != "LocalRelation":
+            return None
+        return int(plan.data().size())
+    except Exception:  # Spark Connect (no JVM plan here): never assumed local
+        return None
+
+
+def collect_arrow(df: DataFrame, limit: int | None = None) -> pa.Table:
+    """At most ``limit`` rows (None: all) of a local ``df`` (:func:`is_local`) as the Arrow table ``toArrow``
+    gives, but through ``collect``, which a local relation answers on the driver (``toArrow`` always runs a
+    job)."""
     from pyspark.sql.conversion import LocalDataToArrowConversion
     from pyspark.sql.pandas.types import to_arrow_schema
 
     schema = to_arrow_schema(df.schema, timezone="UTC")
-    rows = df.limit(limit).collect()
+    rows = (df if limit is None else df.limit(limit)).collect()
     if not rows:
         return schema.empty_table()
     return LocalDataToArrowConversion.convert(rows, df.schema, False).cast(schema)
@@ -103,9 +117,13 @@ def collect_pairs(pairs: DataFrame, limit: int) -> pa.Table | None:
     from pyspark.sql.conversion import LocalDataToArrowConversion
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    (column,) = pairs.columns
-    events = pairs.select(F.inline(F.col(column)))
-    schema = to_arrow_schema(events.schema, timezone="UTC")
+    (field,) = pairs.schema.fields
+    element = field.dataType
+    if isinstance(element, T.ArrayType) and isinstance(element.elementType, T.StructType) and not element.containsNull:
+        event_schema = element.elementType  # what ``inline`` of the arrays gives, without Spark analysing it
+    else:
+        event_schema = pairs.select(F.inline(F.col(field.name))).schema
+    schema = to_arrow_schema(event_schema, timezone="UTC")
     rows = pairs.collect()
     if 2 * len(rows) > limit:
         return None

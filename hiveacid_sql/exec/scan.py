@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import pyarrow.fs as pafs
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -211,6 +212,29 @@ def scan_table(
     files: ScanFiles,
     key_filters: Sequence[KeyFilter] = (),
 ) -> DataFrame:
+    """Live rows of the snapshot's files (:func:`scan_frame`'s frame)."""
+    return scan_frame(spark, fs, fs_uri, table_columns, partition_columns, write_ids, files, key_filters).frame
+
+
+@dataclass(frozen=True)
+class ScanFrame:
+    """A snapshot's frame and whether Spark reads files for it (a file scan or Python reader tasks): such a
+    frame's rows are never a local relation on the driver, so a statement need not ask Spark's optimizer."""
+
+    frame: DataFrame
+    reads_files: bool
+
+
+def scan_frame(
+    spark: SparkSession,
+    fs: pafs.FileSystem,
+    fs_uri: str,
+    table_columns: Sequence[tuple[str, HiveType]],
+    partition_columns: Sequence[tuple[str, HiveType]],
+    write_ids: ValidWriteIdList,
+    files: ScanFiles,
+    key_filters: Sequence[KeyFilter] = (),
+) -> ScanFrame:
     """Live rows of the snapshot's files.
 
     Columns: ``__part_dir``, the row id ``__owid, __bucket, __rowid``, the table's data columns, then its
@@ -253,12 +277,14 @@ def scan_table(
         originals = _originals_frame(spark, fs_uri, plain, files.dirs, table_columns)
         if originals is not None:
             frames.append(originals)
+    reads_files = bool(frames)
     if not frames and local_inserts is None:
         data = spark.createDataFrame([], frame_schema(table_columns))
     else:
         delete_footers = files.footers(fs, files.delete_files)
         local_deletes, spark_deletes = small_deletes(spark, fs, files, delete_footers, write_ids)
         delete_frames = [_delete_frame(spark, group, keys, write_ids) for group in group_by_schema(spark_deletes).values()]
+        reads_files = reads_files or bool(delete_frames)
         data = live_rows(
             spark, union_all(frames) if frames else None, local_inserts, delete_frames, local_deletes,
             frame_schema(table_columns),
@@ -266,7 +292,7 @@ def scan_table(
         )
     if partition_columns:
         data = data.select("*", *partition_values(F.col(PART_DIR), partition_columns))
-    return data
+    return ScanFrame(data, reads_files)
 
 
 def scan_location(

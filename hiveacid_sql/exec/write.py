@@ -31,7 +31,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from hiveacid_sql.acid.names import ACID_VERSION_CONTENT, ACID_VERSION_FILE
-from hiveacid_sql.exec.local_scan import collect_arrow, is_local
+from hiveacid_sql.exec.local_scan import collect_arrow, local_rows
 from hiveacid_sql.exec.tasks import (
     BUCKET,
     BUCKET_ID,
@@ -193,7 +193,9 @@ def write_version_file(fs: pafs.FileSystem, dir_path: str) -> None:
         out.write(ACID_VERSION_CONTENT)
 
 
-def write_changes(events: DataFrame, sink: TableSink, driver_max_rows: int, *, keep: bool = True) -> list[FileWritten]:
+def write_changes(
+    events: DataFrame, sink: TableSink, driver_max_rows: int, *, keep: bool = True, local: bool = True
+) -> list[FileWritten]:
     """Statement-sized changes are written by the driver, larger ones by Spark tasks.
 
     The events are computed once, kept by Spark, and one job collects at most ``hiveacid.driver.write.max.rows``
@@ -201,14 +203,15 @@ def write_changes(events: DataFrame, sink: TableSink, driver_max_rows: int, *, k
     are written by tasks from what was kept, so the row-id query never runs twice. (Counting first and
     collecting after took two jobs, and the count's aggregate a shuffle stage of its own.) ``keep=False``: the
     events are cheap to compute again from what the caller keeps (MERGE keeps its joined rows), so they are
-    not kept twice."""
+    not kept twice. ``local=False``: the caller knows the events are no local relation (Spark reads files
+    for them), so Spark's optimizer is not asked."""
     limit = driver_max_rows
     if limit <= 0:
         return write_events(events, sink, route="shuffle")
-    if is_local(events):  # the rows are the driver's already (exec/local_scan.py): collected without a job
-        head = collect_arrow(events, limit + 1)
-        if head.num_rows <= limit:
-            return write_events_local(head, sink)
+    # the rows are the driver's already (exec/local_scan.py): collected without a job
+    rows = local_rows(events) if local else None
+    if rows is not None and rows <= limit:
+        return write_events_local(collect_arrow(events), sink)
     kept = events.persist(StorageLevel.MEMORY_AND_DISK) if keep else events
     try:
         if limit < _MAX_LIMIT:
