@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pyarrow as pa
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -223,3 +224,42 @@ def merge_events(
     )
     both = F.array(F.when(deletes, delete), F.when(inserts, insert))
     return classified.where(clause.isNotNull()).select(F.inline(both)).where(F.col(OP).isNotNull())
+
+
+# -- the same events built on the driver -------------------------------------------------------------------
+def local_events(
+    changed: pa.Table, data_names: Sequence[str], data_types: Sequence[T.DataType], *, stmt: int, update: bool
+) -> pa.Table:
+    """The events of ``changed`` (a DELETE's or a non-moving UPDATE's rows, already collected on the driver:
+    ``__part_dir``, the row id and, for an UPDATE, the new data values), as the Arrow table
+    :func:`delete_events` / :func:`update_event_pairs` would give once collected: a delete event per row and,
+    for an UPDATE, its new version in the same directory and bucket with the old row id (the writer sorts
+    them). Why: when the rows are the driver's already (a small target read on the driver), Spark's analysis
+    and optimization of the event projection cost more than building the events here."""
+    import pyarrow.compute as pc
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    data_schema = to_arrow_schema(
+        T.StructType([T.StructField(n, t, True) for n, t in zip(data_names, data_types, strict=True)]), timezone="UTC"
+    )
+    n = changed.num_rows
+    owid = changed.column(OWID).cast(pa.int64())
+    bucket = changed.column(BUCKET).cast(pa.int32())
+    rowid = changed.column(ROWID).cast(pa.int64())
+    part_dir = changed.column(PART_DIR).cast(pa.string())
+    bucket_id = pc.bit_wise_and(pc.shift_right(bucket, 16), 0xFFF).cast(pa.int32())
+    keys = pa.schema(
+        [(OP, pa.int32()), (STMT, pa.int32()), (PART_DIR, pa.string()), (BUCKET_ID, pa.int32()),
+         (OWID, pa.int64()), (BUCKET, pa.int32()), (ROWID, pa.int64())]
+    )
+    schema = pa.schema([*keys, *data_schema])
+
+    def events(op: int, data: list[pa.ChunkedArray | pa.Array]) -> pa.Table:
+        ints = [pa.array([op] * n, pa.int32()), pa.array([stmt] * n, pa.int32())]
+        return pa.Table.from_arrays([*ints, part_dir, bucket_id, owid, bucket, rowid, *data], schema=schema)
+
+    deletes = events(OP_DELETE, [pa.nulls(n, f.type) for f in data_schema])
+    if not update:
+        return deletes
+    inserts = events(OP_INSERT, [changed.column(f.name).cast(f.type) for f in data_schema])
+    return pa.concat_tables([deletes, inserts])

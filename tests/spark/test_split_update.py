@@ -35,3 +35,25 @@ def test_update_and_delete_across_writer_files(acid, warehouse, driver_max_rows)
     deleted = acid.sql("DELETE FROM t WHERE id < 10")
     assert deleted.num_deleted_rows == 10
     assert sorted(r.id for r in acid.sql("SELECT id FROM t").collect()) == list(range(10, 40))
+
+
+def test_a_point_statement_over_the_driver_limit_is_computed_again_for_the_tasks(spark, acid):
+    """A WHERE that pins an integer column (``g IN (1, 2)``, ``g = 3``) is expected to change few rows, so its
+    events are not kept by Spark (exec/dml.py ``_point_lookup``); when it changes more rows than the driver
+    write takes, the writer tasks compute them once more: the same rows, events and counts."""
+    from hiveacid_sql.exec.small_files import SMALL_FILE_MAX_ROWS_CONF
+
+    acid.sql("SET hiveacid.driver.write.max.rows=5")
+    acid.sql("SET hiveacid.driver.scan.max.rows=0")  # read by Spark, not on the driver
+    spark.conf.set(SMALL_FILE_MAX_ROWS_CONF, "0")
+    try:
+        acid.sql("CREATE TABLE t (id int, g int, v string) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
+        acid.sql("INSERT INTO t SELECT id, id % 4, concat('v', id) FROM range(0, 40)")
+        assert acid.sql("UPDATE t SET v = upper(v) WHERE g IN (1, 2)").num_updated_rows == 20
+        assert acid.sql("DELETE FROM t WHERE g = 3").num_deleted_rows == 10
+        assert acid.sql("UPDATE t SET v = 'one' WHERE id = 4").num_updated_rows == 1  # under the limit: the driver's
+        rows = sorted((r.id, r.v) for r in acid.sql("SELECT id, v FROM t").collect())
+    finally:
+        spark.conf.unset(SMALL_FILE_MAX_ROWS_CONF)
+    expected = [(i, "one" if i == 4 else (f"V{i}" if i % 4 in (1, 2) else f"v{i}")) for i in range(40) if i % 4 != 3]
+    assert rows == expected
