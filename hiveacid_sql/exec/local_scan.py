@@ -60,16 +60,17 @@ def local_frame(
     if not pieces:
         return spark.createDataFrame([], schema)
     data = pa.concat_tables([p.replace_schema_metadata(None) for p in pieces], promote_options="permissive")
-    df = local_relation(spark, data)
-    # Arrow's types as the Spark scan's (char/varchar are strings there and here), by position: Arrow field
-    # names are the Hive column names as the table spells them. The local relation's schema is known here
-    # (PySpark keeps the one it sent), so only the columns whose types differ are cast; when none does, one
-    # rename (a cast to the same type is a no-op Spark drops; the Columns cost py4j calls each).
+    # Arrow's field names are the Hive column names as the table spells them: renamed to the scan's by
+    # position before Spark sees them (a ``toDF`` after would be one more analysis in the JVM).
+    df = local_relation(spark, data.rename_columns(schema.names))
+    # Arrow's types as the Spark scan's (char/varchar are strings there and here). The local relation's
+    # schema is known here (PySpark keeps the one it sent), so only the columns whose types differ are cast;
+    # when none does, the frame is the local relation itself (the Columns of a select cost py4j calls each).
     have = df.schema.fields
     if all(h.dataType == f.dataType for h, f in zip(have, schema.fields, strict=True)):
-        return df.toDF(*schema.names)
+        return df
     return df.select(*[
-        F.col(f"`{h.name}`").alias(f.name) if h.dataType == f.dataType else cast_to(F.col(f"`{h.name}`"), f.dataType).alias(f.name)
+        F.col(f"`{h.name}`") if h.dataType == f.dataType else cast_to(F.col(f"`{h.name}`"), f.dataType).alias(f.name)
         for h, f in zip(have, schema.fields, strict=True)
     ])
 

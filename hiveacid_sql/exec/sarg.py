@@ -26,6 +26,7 @@ import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import Any
 
 from pyspark.sql import SparkSession
@@ -101,29 +102,57 @@ def search_argument_options(
         return {}
     jvm: Any = spark._jvm  # noqa: SLF001 - the search argument is built by Spark's own converter, in the JVM
     gateway: Any = spark.sparkContext._gateway  # noqa: SLF001
+    java = _java_classes(jvm)
     names = sorted({name for _, name, _, _ in leaves})
     types = {name: _INTEGRAL[t.name] for _, name, t, _ in leaves}
-    schema = jvm.org.apache.spark.sql.types.DataType.fromJson(
-        T.StructType([T.StructField(n, types[n]) for n in names]).json()
-    )
-    sources = jvm.org.apache.spark.sql.sources
-    java_filters = jvm.java.util.ArrayList()
+    schema = java.DataType.fromJson(T.StructType([T.StructField(n, types[n]) for n in names]).json())
+    java_filters = java.ArrayList()
     for _, name, _, f in leaves:
         if f.op == "in":
-            values = gateway.new_array(jvm.java.lang.Object, len(f.values))
+            values = gateway.new_array(java.Object, len(f.values))
             for i, v in enumerate(f.values):
                 values[i] = v
-            java_filters.add(sources.In(name, values))
+            java_filters.add(java.In(name, values))
         else:
-            java_filters.add(getattr(sources, _COMPARISONS[f.op])(name, f.values[0]))
-    seq = jvm.scala.jdk.javaapi.CollectionConverters.asScala(java_filters).toList()
-    orc_filters = jvm.org.apache.spark.sql.execution.datasources.orc.OrcFilters
-    sarg = orc_filters.createFilter(schema, seq, jvm.scala.Option.empty())
+            java_filters.add(getattr(java, _COMPARISONS[f.op])(name, f.values[0]))
+    seq = java.CollectionConverters.asScala(java_filters).toList()
+    sarg = java.OrcFilters.createFilter(schema, seq, java.Option.empty())
     if not sarg.isDefined():
         return {}
-    conf = jvm.org.apache.hadoop.conf.Configuration(False)
-    jvm.org.apache.orc.mapred.OrcInputFormat.setSearchArgument(conf, sarg.get(), schema.fieldNames())
+    conf = java.Configuration(False)
+    java.OrcInputFormat.setSearchArgument(conf, sarg.get(), schema.fieldNames())
     return {"orc.kryo.sarg": conf.get("orc.kryo.sarg"), "orc.sarg.column.names": conf.get("orc.sarg.column.names")}
+
+
+_JAVA_CLASSES = {
+    "DataType": "org.apache.spark.sql.types.DataType",
+    "ArrayList": "java.util.ArrayList",
+    "Object": "java.lang.Object",
+    "CollectionConverters": "scala.jdk.javaapi.CollectionConverters",
+    "OrcFilters": "org.apache.spark.sql.execution.datasources.orc.OrcFilters",
+    "Option": "scala.Option",
+    "Configuration": "org.apache.hadoop.conf.Configuration",
+    "OrcInputFormat": "org.apache.orc.mapred.OrcInputFormat",
+    **{name: f"org.apache.spark.sql.sources.{name}" for name in ("In", *_COMPARISONS.values())},
+}
+# the JVM view they were looked up in, and the classes: each ``jvm.a.b.C`` lookup is a py4j round trip per
+# name segment (about 30 a statement), the classes do not change while the gateway lives
+_classes: tuple[Any, SimpleNamespace] | None = None
+
+
+def _java_classes(jvm: Any) -> SimpleNamespace:
+    global _classes
+    cached = _classes
+    if cached is not None and cached[0] is jvm:
+        return cached[1]
+    found = SimpleNamespace()
+    for short, name in _JAVA_CLASSES.items():
+        target: Any = jvm
+        for part in name.split("."):
+            target = getattr(target, part)
+        setattr(found, short, target)
+    _classes = (jvm, found)
+    return found
 
 
 _lock = threading.Lock()

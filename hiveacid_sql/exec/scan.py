@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pyarrow.fs as pafs
@@ -116,11 +116,16 @@ def partition_values(part_dir: Column, partition_columns: Sequence[tuple[str, Hi
 
 
 def read_events(
-    spark: SparkSession, footers: list[OrcFooter], keys: Sequence[str], options: dict[str, str] | None = None
+    spark: SparkSession,
+    footers: list[OrcFooter],
+    keys: Sequence[str],
+    options: dict[str, str] | None = None,
+    where: Callable[[list[Column]], Column] | None = None,
 ) -> tuple[DataFrame, list[tuple[str, HiveType]]]:
     """Spark DataFrame over event files that share one physical schema and calendar path (one group of
     :func:`~hiveacid_sql.acid.scan_files.group_by_schema`), asking for all six columns; ``options``: more
-    ORC reader settings (a search argument)."""
+    ORC reader settings (a search argument); ``where``: more conditions on the six columns (given as
+    Columns, in file order), in the same filter (each DataFrame step is an analysis of its own in the JVM)."""
     fields = row_fields(footers[0])
     root = parse_hive_type(footers[0].type_string)
     as_text = footers[0].pre_gregorian
@@ -131,7 +136,10 @@ def read_events(
     keep_all_six = (
         cols[0].isNotNull() & cols[1].isNotNull() & cols[2].isNotNull() & cols[3].isNotNull() & cols[4].isNotNull()
     )
-    df = df.where(keep_all_six | cols[5].isNotNull()).withColumn(PART_DIR, part_dir_of_file(keys))
+    condition = keep_all_six | cols[5].isNotNull()
+    if where is not None:
+        condition = condition & where(cols)
+    df = df.where(condition).withColumn(PART_DIR, part_dir_of_file(keys))
     return df, fields
 
 
@@ -147,12 +155,15 @@ def _insert_frame(
     ``key_filters``: conjuncts of the statement on these rows, handed to ORC to skip stripes and row groups."""
     fields = row_fields(footers[0])
     options = search_argument_options(spark, fields, table_columns, key_filters) if key_filters else {}
-    df, fields = read_events(spark, footers, keys, options)
+
+    def inserts(cols: list[Column]) -> Column:
+        op, _owid, _bucket, _rowid, cwid, row = cols
+        keep = (op == 0) & row.isNotNull()
+        return keep & valid_write_id(cwid, write_ids) if write_ids is not None else keep
+
+    df, fields = read_events(spark, footers, keys, options, where=inserts)
     root = parse_hive_type(footers[0].type_string)
-    op, owid, bucket, rowid, cwid, row = (name for name, _ in root.fields)
-    df = df.where((F.col(op) == 0) & F.col(row).isNotNull())
-    if write_ids is not None:
-        df = df.where(valid_write_id(F.col(cwid), write_ids))
+    _op, owid, bucket, rowid, _cwid, row = (name for name, _ in root.fields)
     out = [F.col(PART_DIR), F.col(owid).alias(OWID), F.col(bucket).alias(BUCKET), F.col(rowid).alias(ROWID)]
     for i, (name, htype) in enumerate(table_columns):
         if i < len(fields):
@@ -167,10 +178,12 @@ def _insert_frame(
 def _delete_frame(
     spark: SparkSession, footers: list[OrcFooter], keys: Sequence[str], write_ids: ValidWriteIdList
 ) -> DataFrame:
-    df, _ = read_events(spark, footers, keys)
+    def deletes(cols: list[Column]) -> Column:
+        return (cols[0] == 2) & valid_write_id(cols[4], write_ids)
+
+    df, _ = read_events(spark, footers, keys, where=deletes)
     root = parse_hive_type(footers[0].type_string)
-    op, owid, bucket, rowid, cwid, _row = (name for name, _ in root.fields)
-    df = df.where((F.col(op) == 2) & valid_write_id(F.col(cwid), write_ids))
+    _op, owid, bucket, rowid, _cwid, _row = (name for name, _ in root.fields)
     return df.select(F.col(PART_DIR), F.col(owid).alias(OWID), F.col(bucket).alias(BUCKET), F.col(rowid).alias(ROWID))
 
 
