@@ -314,6 +314,14 @@ class Binder:
         except PySparkException as exc:
             raise PlanError(self.clean_message(exc)) from exc
 
+    def target_frame(self, target: TableDef, reads: BoundTables) -> DataFrame:
+        """The DML target's snapshot frame, the one a statement naming the target reads (registered now if
+        no statement did yet), without a statement of its own for Spark to analyse."""
+        name = self._register(
+            target, reads.target_pruning, row_id=target.qualified_name in reads.row_id_tables, internal=True
+        )
+        return self._frames[name]
+
     def add_frame(self, name: str, df: DataFrame) -> None:
         """Let statements run by :meth:`run` name ``df`` as table ``name`` (a frame the executor built, such
         as MERGE's numbered source: :class:`~hiveacid_sql.plan.model.MergeSplit`)."""

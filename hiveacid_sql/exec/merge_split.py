@@ -85,7 +85,7 @@ def merge_rows(binder: Binder, plan: MergePlan, *, direct: bool = False) -> Iter
     numbered = None
     if split is not None and not plan.target.is_insert_only:
         source = binder.run(split.source_rows, plan.reads)
-        if source_is_small(source, binder.run(split.target_rows, plan.reads)):
+        if source_is_small(source, binder.target_frame(plan.target, plan.reads)):
             numbered = _numbered(source)
     if split is None or numbered is None:
         yield binder.run(plan.query, plan.reads, direct=direct)

@@ -202,7 +202,6 @@ def _split(
     unmatched.set("joins", [exp.Join(this=_aliased(UNMATCHED_SOURCE, s), on=on.copy(), side="RIGHT", kind="OUTER")])
     return MergeSplit(
         source_rows=exp.select(exp.Star()).from_(source.copy()),
-        target_rows=exp.select(exp.Star()).from_(target_ref.copy()),
         matched=matched,
         unmatched=unmatched,
     )

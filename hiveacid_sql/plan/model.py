@@ -265,7 +265,6 @@ class MergeSplit:
     :data:`~hiveacid_sql.plan.columns.UNMATCHED_SOURCE`. Same select list, so the same clause choice."""
 
     source_rows: exp.Select  # SELECT * FROM <source>: the rows the executor numbers
-    target_rows: exp.Select  # SELECT * FROM <target>: its size estimate decides
     matched: exp.Select  # the select list FROM <target> t JOIN NUMBERED_SOURCE s ON <on>
     unmatched: exp.Select  # the select list FROM (<target> WHERE FALSE) t RIGHT JOIN UNMATCHED_SOURCE s ON <on>
 
