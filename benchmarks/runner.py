@@ -99,6 +99,10 @@ def run_scenario(
             # Spark work per run (jobs launched, stage input records), the median over the timed runs.
             "spark_jobs": _median_int([w.jobs for w in work[c.name]]),
             "rows_read": _median_int([w.rows_read for w in work[c.name]]),
+            # rows written to shuffles and rows built into broadcast hash relations (a whole table broadcast
+            # or shuffled shows here; hiveacid_sql/exec/metrics.py)
+            "rows_shuffled": _median_int([w.rows_shuffled for w in work[c.name]]),
+            "rows_broadcast": _median_int([w.rows_broadcast for w in work[c.name]]),
         }
         for c in contenders
     }

@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 
 from hiveacid_sql.errors import ExecutionError
 from hiveacid_sql.exec.events import bucket_id_of, merge_events
+from hiveacid_sql.exec.merge_split import is_kept
 from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir
 from hiveacid_sql.exec.shaping import enforce_checks
 from hiveacid_sql.exec.spark_types import data_types
@@ -67,7 +68,9 @@ def write_merge(
     target = plan.target
     clauses = plan.clauses
     clause = F.col(CLAUSE)
-    classified = classified.persist(StorageLevel.MEMORY_AND_DISK)
+    kept = is_kept(classified)  # a small source's split rows: kept already (exec/merge_split.py)
+    if not kept:
+        classified = classified.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         classified, counts = _checked_counts(plan, classified, settings.value(CARDINALITY_CHECK))
         classified = enforce_checks(classified, target, applies=_in(clause, _indices(clauses, "update", "insert")))
@@ -104,7 +107,8 @@ def write_merge(
         else:
             files = write_events(events, sink, route="shuffle")
     finally:
-        classified.unpersist()
+        if not kept:
+            classified.unpersist()
     return files, MergeCounts(int(counts["source_rows"]), int(counts["matched"]), _per_clause(plan, statement_ids, files))
 
 

@@ -10,11 +10,12 @@ driver, most of scenario 3's time), at 10 M it shuffles and sorts it. When the s
    ``__src_id`` (``monotonically_increasing_id`` may number them differently each time it is evaluated);
 2. ``target INNER JOIN numbered source``: Spark broadcasts the source and streams the target once; these
    rows are kept (the next step reads their source ids, the write reads them again);
-3. the numbered source rows whose id is none of step 2's (a left anti join against the matched rows'
-   ids), each with NULL target columns: the rows the right outer join adds.
+3. the numbered source rows whose id is none of step 2's (the matched rows' ids are collected, in the job
+   that keeps them; the rest of the source is filtered on the driver into another local relation), each with
+   NULL target columns: the rows the right outer join adds.
 
 Steps 2 and 3 have the outer join's select list, so the same clause choice, new values, cardinality check and
-counts follow. "Small": Spark's own size estimate of the source is under its broadcast threshold
+counts follow; their union is read twice by the writer (aggregate, events) without being kept again. "Small": Spark's own size estimate of the source is under its broadcast threshold
 (``spark.sql.autoBroadcastJoinThreshold``; a local relation always is) and under the target's, and the target
 is not a local relation already (:mod:`hiveacid_sql.exec.local_scan`). Otherwise, or when the source's rows
 do not go through Arrow, the outer join runs as planned.
@@ -22,14 +23,15 @@ do not go through Arrow, the outer join runs as planned.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from hiveacid_sql.exec.local_scan import is_local
@@ -66,15 +68,26 @@ def source_is_small(source: DataFrame, target: DataFrame) -> bool:
     return size is not None and target_size is not None and 0 <= size <= threshold and size < target_size
 
 
-def _numbered(source: DataFrame) -> DataFrame | None:
-    """The source's rows with ``__src_id`` 0, 1, ... as a local relation (None: they do not go through Arrow)."""
+def _numbered(source: DataFrame) -> tuple[pa.Table, DataFrame] | None:
+    """The source's rows with ``__src_id`` 0, 1, ..., in Arrow and as a local relation (None: they do not go
+    through Arrow)."""
     try:
         rows = source.toArrow()
         numbered = rows.append_column(SOURCE_ID, pa.array(range(rows.num_rows), pa.int64()))
         schema = T.StructType([*source.schema.fields, T.StructField(SOURCE_ID, T.LongType(), False)])
-        return local_relation(source.sparkSession, numbered, schema)
+        return numbered, local_relation(source.sparkSession, numbered, schema)
     except Exception:  # noqa: BLE001 - a type Arrow does not carry: the outer join, as planned
         return None
+
+
+#: the rows :func:`merge_rows` yields when split: a union of kept rows and a local relation, which the writer
+#: reads twice without keeping them again (exec/merge.py)
+_KEPT: weakref.WeakSet[DataFrame] = weakref.WeakSet()
+
+
+def is_kept(rows: DataFrame) -> bool:
+    """Whether ``rows`` are :func:`merge_rows`' split rows, already cheap to read again."""
+    return rows in _KEPT
 
 
 @contextmanager
@@ -90,12 +103,16 @@ def merge_rows(binder: Binder, plan: MergePlan, *, direct: bool = False) -> Iter
     if split is None or numbered is None:
         yield binder.run(plan.query, plan.reads, direct=direct)
         return
-    binder.add_frame(NUMBERED_SOURCE, numbered)
+    rows, frame = numbered
+    binder.add_frame(NUMBERED_SOURCE, frame)
     matched = binder.run(split.matched, plan.reads).persist(StorageLevel.MEMORY_AND_DISK)
     try:
-        ids = F.broadcast(matched.select(F.col(SOURCE_ID).alias("__matched_id")))
-        left = numbered.join(ids, numbered[SOURCE_ID] == ids["__matched_id"], "left_anti")
-        binder.add_frame(UNMATCHED_SOURCE, left)
-        yield matched.unionByName(binder.run(split.unmatched, plan.reads))
+        # the matched rows' source ids (their job keeps the matched rows); the others, on the driver
+        ids = matched.select(SOURCE_ID).toArrow().column(0)
+        left = rows.filter(pc.invert(pc.is_in(rows.column(SOURCE_ID), value_set=ids.combine_chunks())))
+        binder.add_frame(UNMATCHED_SOURCE, local_relation(binder.spark, left, frame.schema))
+        classified = matched.unionByName(binder.run(split.unmatched, plan.reads))
+        _KEPT.add(classified)
+        yield classified
     finally:
         matched.unpersist()
