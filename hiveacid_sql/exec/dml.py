@@ -16,7 +16,7 @@ Plain (non-transactional) targets go through :func:`write_plain_target`, the sam
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -138,13 +138,19 @@ _Leg = tuple[list[FileWritten], str, dict[str, Any]]
 
 @contextmanager
 def _plan_rows(binder: Binder, plan: DmlPlan) -> Iterator[DataFrame]:
-    """The rows a plan writes: its query's, or a MERGE's join split for a small source (exec/merge_split.py)."""
-    if isinstance(plan, MergePlan):
-        with merge_rows(binder, plan, direct=True) as rows:
+    """The rows a plan writes: its query's, or those of its class's row source (:data:`_ROW_SOURCES`)."""
+    source = _ROW_SOURCES.get(type(plan))
+    if source is not None:
+        with source(binder, plan, direct=True) as rows:
             yield rows
         return
     assert plan.query is not None
     yield binder.run(plan.query, plan.reads, direct=True)
+
+
+#: Plans whose rows are not simply their query's, by plan class: a MERGE's join split for a small source
+#: (exec/merge_split.py) when it applies, its query's rows otherwise.
+_ROW_SOURCES: dict[type, Callable[..., AbstractContextManager[DataFrame]]] = {MergePlan: merge_rows}
 
 #: Plans whose target pruning is completed at run time, by plan class: MERGE's target key range is the
 #: source's (exec/merge_keys.py).
