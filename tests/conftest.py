@@ -137,10 +137,11 @@ CI_LEAVES_OUT: tuple[str, ...] = (
 #: writers) and the benchmark run. Chosen from a junit run of the whole suite (2026-11-28, quiet): about 55%
 #: of its test time. One list, so what CI leaves out is in one place.
 FULL_ONLY: tuple[str, ...] = (
-    # JVMs and processes of their own, beyond one of each kind in CI (CI keeps the README main job's CLI run,
-    # a Connect server's DML subset and Hive's client on our tables and Hive's)
+    # JVMs and processes of their own, beyond one of each kind in CI (CI keeps a Connect server's DML subset
+    # and Hive's client on our tables and Hive's; the CLI's refusals, and its statements in-process)
     "tests/system/test_cluster.py::",
     "tests/system/test_multiprocess_writers.py::",
+    "tests/system/test_runner.py::test_readme_main_job_runs_the_walkthrough_to_compaction",
     "tests/system/test_runner.py::test_script_with_init_file_variables_settings_csv_report_and_connection_options",
     "tests/system/test_runner.py::test_atomic_rolls_back_the_whole_script_when_a_statement_fails",
     "tests/system/test_hive_client.py::",
@@ -278,6 +279,21 @@ FULL_ONLY: tuple[str, ...] = (
     "tests/spark/test_strict_casts.py::test_strict_statement_fails_naming_value_and_column[overflow]",
     "tests/spark/test_shared_store.py::test_two_connections_share_tables_and_transactions[mariadb]",
     "tests/spark/test_split_update.py::test_update_and_delete_across_writer_files[over-the-driver-limit]",
+    "tests/spark/test_split_update.py::test_a_point_statement_over_the_driver_limit_is_computed_again_for_the_tasks",
+    "tests/spark/test_datasource.py::test_write_refusals_and_task_failures_change_nothing",
+    "tests/spark/test_history_time_travel.py::test_versions_of_the_walkthrough_and_its_history",
+    "tests/spark/test_merge_split.py::test_partitioned_and_bucketed_targets",
+    "tests/spark/test_merge_split.py::test_cardinality_check_and_first_wins",
+    "tests/spark/test_merge_split.py::test_same_result_as_duckdb[null-keys]",
+    "tests/spark/test_merge_split.py::test_same_result_as_duckdb[on-false]",
+    "tests/spark/test_mm_to_acid.py::",
+    "tests/spark/test_compaction.py::test_partitioned_table_compacts_per_partition",
+    "tests/spark/test_compaction.py::test_reader_started_before_major_and_clean_gets_its_full_result",
+    "tests/spark/test_merge.py::test_bucketed_target_routes_new_rows_to_their_bucket",
+    "tests/spark/test_merge.py::test_same_result_as_duckdb[delete-update-insert]",
+    "tests/spark/test_merge.py::test_first_applicable_clause_wins_and_conditions[driver]",
+    "tests/spark/test_insert_only.py::test_create_transactional_table_and_create_as_settings",
+    "tests/spark/test_plain_partitions.py::test_insert_overwrite_replaces_only_the_partitions_written",
 )
 
 #: The test files that take longest (a few minutes each on two workers, from a junit run of the whole suite),
