@@ -3,11 +3,16 @@ check, and corner cases checked against DuckDB running the same MERGE on the sam
 
 from __future__ import annotations
 
-import duckdb
 import pytest
 
 from hiveacid_sql.errors import HiveAcidError
 from tests.support.acid_files import events, listing
+from tests.support.merge_oracle import (
+    PARTITIONED_MERGE,
+    PARTITIONED_MERGE_DIRS,
+    PARTITIONED_MERGE_ROWS,
+    merge_both_ways,
+)
 
 ACID = "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
 
@@ -218,23 +223,11 @@ def test_partitioned_target_dynamic_partitions_and_pruning(acid, warehouse):
     acid.sql("INSERT INTO t VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c')")
     acid.sql("CREATE TABLE s (id int, v int, p string)")
     acid.sql("INSERT INTO s VALUES (1, 11, 'a'), (4, 44, 'd'), (2, 22, 'b')")
-    merge = (
-        "MERGE INTO t USING s ON t.id = s.id AND t.p = s.p AND t.p IN ('a', 'b') "
-        "WHEN MATCHED AND t.p = 'a' THEN UPDATE SET v = s.v WHEN MATCHED THEN UPDATE SET p = 'moved' "
-        "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v, s.p)"
-    )
-    text = "\n".join(r[0] for r in acid.sql(f"EXPLAIN {merge}").collect())
+    text = "\n".join(r[0] for r in acid.sql(f"EXPLAIN {PARTITIONED_MERGE}").collect())
     assert "  partitions read: 2 of 3 (pruned by p IN ('a', 'b'))" in text
-    acid.sql(merge)
-    assert _rows(acid, "SELECT id, v, p FROM t ORDER BY id") == [(1, 11, "a"), (2, 20, "moved"), (3, 30, "c"), (4, 44, "d")]
-    dirs = {p.rsplit("/", 1)[0] for p in listing(warehouse / "t") if "0000002" in p}
-    assert dirs == {
-        "p=d/delta_0000002_0000002_0000",
-        "p=a/delete_delta_0000002_0000002_0001",
-        "p=a/delta_0000002_0000002_0001",
-        "p=b/delete_delta_0000002_0000002_0002",
-        "p=moved/delta_0000002_0000002_0002",
-    }
+    acid.sql(PARTITIONED_MERGE)
+    assert _rows(acid, "SELECT id, v, p FROM t ORDER BY id") == PARTITIONED_MERGE_ROWS
+    assert {p.rsplit("/", 1)[0] for p in listing(warehouse / "t") if "0000002" in p} == PARTITIONED_MERGE_DIRS
 
 
 def test_bucketed_target_routes_new_rows_to_their_bucket(acid, warehouse):
@@ -302,20 +295,5 @@ DUCKDB_MERGES = [
 
 @pytest.mark.parametrize("merge", DUCKDB_MERGES, ids=["delete-update-insert", "by-source", "aggregate-source", "on-false"])
 def test_same_result_as_duckdb(acid, merge):
-    acid.sql(f"CREATE TABLE t (id int, v int, note string) {ACID}")
-    acid.sql("CREATE TABLE s (id int, v int, note string)")
-    values = lambda rows: ", ".join(  # noqa: E731
-        "(" + ", ".join("NULL" if x is None else repr(x) for x in r) + ")" for r in rows
-    )
-    acid.sql(f"INSERT INTO t VALUES {values(TARGET_ROWS)}")
-    acid.sql(f"INSERT INTO s VALUES {values(SOURCE_ROWS)}")
-    acid.sql(merge)
-    ours = sorted(_rows(acid, "SELECT id, v, note FROM t"), key=repr)
-    duck = duckdb.connect()
-    duck.execute("CREATE TABLE t (id INTEGER, v INTEGER, note VARCHAR)")
-    duck.execute("CREATE TABLE s (id INTEGER, v INTEGER, note VARCHAR)")
-    duck.execute(f"INSERT INTO t VALUES {values(TARGET_ROWS)}")
-    duck.execute(f"INSERT INTO s VALUES {values(SOURCE_ROWS)}")
-    duck.execute(merge)
-    theirs = sorted(duck.execute("SELECT id, v, note FROM t").fetchall(), key=repr)
+    ours, theirs = merge_both_ways(acid, merge, TARGET_ROWS, SOURCE_ROWS)
     assert ours == theirs

@@ -4,7 +4,6 @@ files are those of the planned right outer join (DuckDB runs the same MERGE as t
 
 from __future__ import annotations
 
-import duckdb
 import pytest
 
 from hiveacid_sql.errors import HiveAcidError
@@ -12,6 +11,12 @@ from hiveacid_sql.exec import merge_split
 from hiveacid_sql.exec.metrics import measure
 from hiveacid_sql.exec.small_files import SMALL_FILE_MAX_ROWS_CONF
 from tests.support.acid_files import listing
+from tests.support.merge_oracle import (
+    PARTITIONED_MERGE,
+    PARTITIONED_MERGE_DIRS,
+    PARTITIONED_MERGE_ROWS,
+    merge_both_ways,
+)
 
 ACID = "STORED AS ORC TBLPROPERTIES ('transactional'='true')"
 
@@ -86,22 +91,9 @@ SPLIT_MERGES = [
 
 @pytest.mark.parametrize("merge", SPLIT_MERGES, ids=["null-keys", "on-false", "aggregate-source"])
 def test_same_result_as_duckdb(acid, splits, merge):
-    acid.sql(f"CREATE TABLE t (id int, v int, note string) {ACID}")
-    acid.sql("CREATE TABLE s (id int, v int, note string)")
-    values = lambda rows: ", ".join(  # noqa: E731
-        "(" + ", ".join("NULL" if x is None else repr(x) for x in r) + ")" for r in rows
-    )
-    acid.sql(f"INSERT INTO t VALUES {values(TARGET_ROWS)}")
-    acid.sql(f"INSERT INTO s VALUES {values(SOURCE_ROWS)}")
-    acid.sql(merge)
+    ours, theirs = merge_both_ways(acid, merge, TARGET_ROWS, SOURCE_ROWS)
     assert len(splits) == 1
-    duck = duckdb.connect()
-    duck.execute("CREATE TABLE t (id INTEGER, v INTEGER, note VARCHAR)")
-    duck.execute("CREATE TABLE s (id INTEGER, v INTEGER, note VARCHAR)")
-    duck.execute(f"INSERT INTO t VALUES {values(TARGET_ROWS)}")
-    duck.execute(f"INSERT INTO s VALUES {values(SOURCE_ROWS)}")
-    duck.execute(merge)
-    assert _rows(acid, "SELECT id, v, note FROM t") == sorted(duck.execute("SELECT id, v, note FROM t").fetchall(), key=repr)
+    assert ours == theirs
 
 
 def test_cardinality_check_and_first_wins(acid, warehouse, splits):
@@ -129,21 +121,10 @@ def test_partitioned_and_bucketed_targets(acid, warehouse, splits):
     acid.sql("INSERT INTO t VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c')")
     acid.sql("CREATE TABLE s (id int, v int, p string)")
     acid.sql("INSERT INTO s VALUES (1, 11, 'a'), (4, 44, 'd'), (2, 22, 'b')")
-    result = acid.sql(
-        "MERGE INTO t USING s ON t.id = s.id AND t.p = s.p AND t.p IN ('a', 'b') "
-        "WHEN MATCHED AND t.p = 'a' THEN UPDATE SET v = s.v WHEN MATCHED THEN UPDATE SET p = 'moved' "
-        "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v, s.p)"
-    )
+    result = acid.sql(PARTITIONED_MERGE)
     assert [(c.action, c.statement_id, c.num_rows) for c in result.clauses] == [("UPDATE", 1, 1), ("UPDATE", 2, 1), ("INSERT", 0, 1)]
-    assert _rows(acid, "SELECT id, v, p FROM t ORDER BY id") == [(1, 11, "a"), (2, 20, "moved"), (3, 30, "c"), (4, 44, "d")]
-    dirs = {p.rsplit("/", 1)[0] for p in listing(warehouse / "t") if "0000002" in p}
-    assert dirs == {
-        "p=d/delta_0000002_0000002_0000",
-        "p=a/delete_delta_0000002_0000002_0001",
-        "p=a/delta_0000002_0000002_0001",
-        "p=b/delete_delta_0000002_0000002_0002",
-        "p=moved/delta_0000002_0000002_0002",
-    }
+    assert _rows(acid, "SELECT id, v, p FROM t ORDER BY id") == PARTITIONED_MERGE_ROWS
+    assert {p.rsplit("/", 1)[0] for p in listing(warehouse / "t") if "0000002" in p} == PARTITIONED_MERGE_DIRS
     acid.sql(f"CREATE TABLE b (id int, v int) CLUSTERED BY (id) INTO 7 BUCKETS {ACID}")
     acid.sql("INSERT INTO b VALUES (300000, 1)")
     acid.sql("CREATE TABLE bs (id int, v int)")
