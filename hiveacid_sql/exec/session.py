@@ -109,6 +109,10 @@ DRIVER_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 #: where a user tunes the driver JVM already; any of them (or a -XX: option in these variables) leaves ours out
 _USER_JAVA_CONF = ("spark.driver.extraJavaOptions", "spark.driver.defaultJavaOptions")
 _USER_JAVA_ENV = ("SPARK_SUBMIT_OPTS", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS")
+#: the JVMs' default zone is UTC (see the module docstring) whatever other Java options a user gives; a user
+#: who names a zone (``-Duser.timezone=..``) keeps theirs
+_UTC_JVM = "-Duser.timezone=UTC"
+_ZONED_JAVA_CONF = ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions")
 
 
 def session_settings(
@@ -117,8 +121,8 @@ def session_settings(
     """The Spark conf :func:`local_session` starts with: our defaults, the caller's ``conf`` on top.
 
     :data:`DRIVER_JVM_OPTIONS` join the driver's Java options only when the caller tunes nothing there: no
-    ``spark.driver.extraJavaOptions`` / ``defaultJavaOptions`` in ``conf`` (the caller's value replaces ours
-    whole, as before), no ``-XX:`` in ``SPARK_SUBMIT_OPTS``, ``JAVA_TOOL_OPTIONS`` or ``JDK_JAVA_OPTIONS`` (a
+    ``spark.driver.extraJavaOptions`` / ``defaultJavaOptions`` in ``conf`` (the caller's value replaces ours,
+    but for ``-Duser.timezone=UTC``, kept unless it names a zone, on the driver and the executors), no ``-XX:`` in ``SPARK_SUBMIT_OPTS``, ``JAVA_TOOL_OPTIONS`` or ``JDK_JAVA_OPTIONS`` (a
     second garbage collector named there would stop the JVM from starting). They only matter when this
     process launches the JVM; a running SparkContext is reused as it is.
     """
@@ -128,6 +132,9 @@ def session_settings(
         "-XX:" in environ.get(name, "") for name in _USER_JAVA_ENV
     ):
         settings["spark.driver.extraJavaOptions"] += f" {DRIVER_JVM_OPTIONS}"
+    for key in _ZONED_JAVA_CONF:  # a user's Java options replace ours, but not the JVMs' UTC zone
+        if _UTC_JVM not in settings[key] and "-Duser.timezone=" not in settings[key]:
+            settings[key] = f"{_UTC_JVM} {settings[key]}".strip()
     own_logging = "log4j2.configurationFile" in settings.get("spark.driver.extraJavaOptions", "") or (
         "SPARK_CONF_DIR" in environ
     )

@@ -15,9 +15,15 @@ def test_our_jit_and_gc_options_join_the_utc_zone_when_the_user_tunes_nothing() 
     assert "-XX:+UseSerialGC" not in session_settings(environ={})["spark.executor.extraJavaOptions"]
 
 
-def test_a_users_java_options_win_whole() -> None:
+def test_a_users_java_options_replace_ours_but_keep_the_utc_zone() -> None:
     mine = {JAVA: "-Duser.timezone=UTC -XX:+UseG1GC"}
     assert session_settings(mine, environ={}, verbose=True)[JAVA] == "-Duser.timezone=UTC -XX:+UseG1GC"
+    without_zone = {JAVA: "-XX:+UseG1GC", "spark.executor.extraJavaOptions": "-Xss4m"}
+    settings = session_settings(without_zone, environ={}, verbose=True)
+    assert settings[JAVA] == "-Duser.timezone=UTC -XX:+UseG1GC"
+    assert settings["spark.executor.extraJavaOptions"] == "-Duser.timezone=UTC -Xss4m"
+    other_zone = {JAVA: "-Duser.timezone=Europe/Paris"}
+    assert session_settings(other_zone, environ={}, verbose=True)[JAVA] == "-Duser.timezone=Europe/Paris"
     settings = session_settings({"spark.driver.defaultJavaOptions": "-Xss4m"}, environ={}, verbose=True)
     assert settings[JAVA] == "-Duser.timezone=UTC" and settings["spark.driver.defaultJavaOptions"] == "-Xss4m"
 
