@@ -1,7 +1,7 @@
 """The MERGE leg of the executor: one join, the cardinality check, one event frame, the files.
 
-The joined and classified rows (see :mod:`hiveacid_sql.plan.merge`) are kept by Spark for the duration of
-the statement, because two things read them: one aggregate that is the cardinality check (a target row
+The joined and classified rows (see :mod:`hiveacid_sql.plan.merge`) come kept by Spark for the duration of
+the statement (:func:`hiveacid_sql.exec.merge_split.merge_rows`), because two things read them: one aggregate that is the cardinality check (a target row
 matched by more than one source row where an UPDATE or DELETE clause applies is an error, Hive's
 ``hive.merge.cardinality.check``), the report's counts and the number of events per clause, which chooses
 the driver or the task writer; then that writer. Nothing re-scans the target. The source is numbered by
@@ -19,7 +19,6 @@ from pyspark.sql import functions as F
 
 from hiveacid_sql.errors import ExecutionError
 from hiveacid_sql.exec.events import bucket_id_of, merge_events
-from hiveacid_sql.exec.merge_split import is_kept
 from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir
 from hiveacid_sql.exec.shaping import enforce_checks
 from hiveacid_sql.exec.spark_types import data_types
@@ -68,47 +67,40 @@ def write_merge(
     target = plan.target
     clauses = plan.clauses
     clause = F.col(CLAUSE)
-    kept = is_kept(classified)  # a small source's split rows: kept already (exec/merge_split.py)
-    if not kept:
-        classified = classified.persist(StorageLevel.MEMORY_AND_DISK)
-    try:
-        classified, counts = _checked_counts(plan, classified, settings.value(CARDINALITY_CHECK))
-        classified = enforce_checks(classified, target, applies=_in(clause, _indices(clauses, "update", "insert")))
-        updates = _indices(clauses, "update")
-        keep_partition = [i for i in updates if i not in plan.moves_partitions]
-        keep_bucket = [i for i in updates if i not in plan.moves_buckets]
-        statement = F.lit(None).cast("int")
-        for c in clauses:
-            statement = F.when(clause == c.index, F.lit(statement_ids[c.statement_offset])).otherwise(statement)
-        part_dir = new_part_dir(target)
-        if target.is_partitioned:
-            part_dir = F.when(_in(clause, keep_partition), F.col(PART_DIR)).otherwise(part_dir)
-        hashed = new_bucket_id(target)
-        bucket = F.when(_in(clause, keep_bucket), bucket_id_of(F.col(BUCKET))).otherwise(
-            hashed if hashed is not None else F.lit(UNASSIGNED_BUCKET)
-        )
-        events = merge_events(
-            classified,
-            [c.name for c in target.columns],
-            data_types=data_types(target),
-            clause=clause,
-            statement=statement,
-            deletes=_in(clause, _indices(clauses, "update", "delete")),
-            inserts=_in(clause, _indices(clauses, "update", "insert")),
-            updates=_in(clause, updates),
-            new_part_dir=part_dir,
-            new_bucket_id=bucket,
-        )
-        # the events are a projection of the kept rows (not kept a second time); how many there are is the
-        # aggregate's answer, so the writer is chosen without a count or a trial collect of its own
-        limit = settings.value(DRIVER_WRITE_MAX_ROWS)
-        if limit > 0 and _event_count(plan, counts) <= limit:
-            files = write_events_local(events.toArrow(), sink)
-        else:
-            files = write_events(events, sink, route="shuffle")
-    finally:
-        if not kept:
-            classified.unpersist()
+    classified, counts = _checked_counts(plan, classified, settings.value(CARDINALITY_CHECK))
+    classified = enforce_checks(classified, target, applies=_in(clause, _indices(clauses, "update", "insert")))
+    updates = _indices(clauses, "update")
+    keep_partition = [i for i in updates if i not in plan.moves_partitions]
+    keep_bucket = [i for i in updates if i not in plan.moves_buckets]
+    statement = F.lit(None).cast("int")
+    for c in clauses:
+        statement = F.when(clause == c.index, F.lit(statement_ids[c.statement_offset])).otherwise(statement)
+    part_dir = new_part_dir(target)
+    if target.is_partitioned:
+        part_dir = F.when(_in(clause, keep_partition), F.col(PART_DIR)).otherwise(part_dir)
+    hashed = new_bucket_id(target)
+    bucket = F.when(_in(clause, keep_bucket), bucket_id_of(F.col(BUCKET))).otherwise(
+        hashed if hashed is not None else F.lit(UNASSIGNED_BUCKET)
+    )
+    events = merge_events(
+        classified,
+        [c.name for c in target.columns],
+        data_types=data_types(target),
+        clause=clause,
+        statement=statement,
+        deletes=_in(clause, _indices(clauses, "update", "delete")),
+        inserts=_in(clause, _indices(clauses, "update", "insert")),
+        updates=_in(clause, updates),
+        new_part_dir=part_dir,
+        new_bucket_id=bucket,
+    )
+    # the events are a projection of the kept rows (not kept a second time); how many there are is the
+    # aggregate's answer, so the writer is chosen without a count or a trial collect of its own
+    limit = settings.value(DRIVER_WRITE_MAX_ROWS)
+    if limit > 0 and _event_count(plan, counts) <= limit:
+        files = write_events_local(events.toArrow(), sink)
+    else:
+        files = write_events(events, sink, route="shuffle")
     return files, MergeCounts(int(counts["source_rows"]), int(counts["matched"]), _per_clause(plan, statement_ids, files))
 
 

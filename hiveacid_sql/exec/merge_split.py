@@ -15,7 +15,8 @@ driver, most of scenario 3's time), at 10 M it shuffles and sorts it. When the s
    NULL target columns: the rows the right outer join adds.
 
 Steps 2 and 3 have the outer join's select list, so the same clause choice, new values, cardinality check and
-counts follow; their union is read twice by the writer (aggregate, events) without being kept again. "Small": Spark's own size estimate of the source is under its broadcast threshold
+counts follow; their union is read twice by the writer (aggregate, events) without being kept again.
+ "Small": Spark's own size estimate of the source is under its broadcast threshold
 (``spark.sql.autoBroadcastJoinThreshold``; a local relation always is) and under the target's, and the target
 is not a local relation already (:mod:`hiveacid_sql.exec.local_scan`). Otherwise, or when the source's rows
 do not go through Arrow, the outer join runs as planned.
@@ -23,7 +24,6 @@ do not go through Arrow, the outer join runs as planned.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -80,20 +80,11 @@ def _numbered(source: DataFrame) -> tuple[pa.Table, DataFrame] | None:
         return None
 
 
-#: the rows :func:`merge_rows` yields when split: a union of kept rows and a local relation, which the writer
-#: reads twice without keeping them again (exec/merge.py)
-_KEPT: weakref.WeakSet[DataFrame] = weakref.WeakSet()
-
-
-def is_kept(rows: DataFrame) -> bool:
-    """Whether ``rows`` are :func:`merge_rows`' split rows, already cheap to read again."""
-    return rows in _KEPT
-
-
 @contextmanager
 def merge_rows(binder: Binder, plan: MergePlan, *, direct: bool = False) -> Iterator[DataFrame]:
     """The joined and classified rows of ``plan`` (:attr:`MergePlan.query`'s rows), split when the source is
-    small (see the module docstring); what the split keeps is released when the block ends."""
+    small (see the module docstring), kept by Spark until the block ends: the writer reads them twice
+    (exec/merge.py)."""
     split = plan.split
     numbered = None
     if split is not None and not plan.target.is_insert_only:
@@ -101,7 +92,11 @@ def merge_rows(binder: Binder, plan: MergePlan, *, direct: bool = False) -> Iter
         if source_is_small(source, binder.target_frame(plan.target, plan.reads)):
             numbered = _numbered(source)
     if split is None or numbered is None:
-        yield binder.run(plan.query, plan.reads, direct=direct)
+        rows = binder.run(plan.query, plan.reads, direct=direct).persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            yield rows
+        finally:
+            rows.unpersist()
         return
     rows, frame = numbered
     binder.add_frame(NUMBERED_SOURCE, frame)
@@ -111,8 +106,7 @@ def merge_rows(binder: Binder, plan: MergePlan, *, direct: bool = False) -> Iter
         ids = matched.select(SOURCE_ID).toArrow().column(0)
         left = rows.filter(pc.invert(pc.is_in(rows.column(SOURCE_ID), value_set=ids.combine_chunks())))
         binder.add_frame(UNMATCHED_SOURCE, local_relation(binder.spark, left, frame.schema))
-        classified = matched.unionByName(binder.run(split.unmatched, plan.reads))
-        _KEPT.add(classified)
-        yield classified
+        # the matched rows are kept and the unmatched ones a local relation: cheap to read again as they are
+        yield matched.unionByName(binder.run(split.unmatched, plan.reads))
     finally:
         matched.unpersist()
