@@ -1,7 +1,7 @@
 """Bind catalog table names in a statement to DataFrames over one snapshot, and run it.
 
 This is the single place where SQL text is rendered for Spark (sqlglot ``Spark`` dialect) and sent to
-``spark.sql``. Each ACID table becomes a DataFrame over :func:`scan_table` at the statement's snapshot;
+``spark.sql``. Each ACID table becomes a DataFrame over :func:`scan_frame` at the statement's snapshot;
 plain tables DataFrames over Spark's own readers. The rendered text names them as ``{name}`` arguments of
 ``spark.sql(text, **frames)`` (PySpark's own DataFrame references), never as temporary views of ours:
 

@@ -53,7 +53,7 @@ from hiveacid_sql.exec.scan import (
     group_by_schema,
     join_path,
     read_events,
-    scan_table,
+    scan_frame,
     union_all,
     valid_write_id,
 )
@@ -290,7 +290,7 @@ def major_frame(
             else spark.createDataFrame([], _input_schema(table_columns))
         )
     else:
-        live = scan_table(spark, fs, root, list(table_columns), [], write_ids, ScanFiles((dirs,)))
+        live = scan_frame(spark, fs, root, list(table_columns), [], write_ids, ScanFiles((dirs,))).frame
     names = [n for n, _ in table_columns]
     return live.select(
         F.lit(0).cast("int").alias(OPERATION),

@@ -4,7 +4,7 @@ A one-row UPDATE of a small table costs a Spark job whose launch dwarfs the work
 read and cached by the listing) say the target's snapshot holds at most ``hiveacid.driver.scan.max.rows``
 rows, its live rows are read here by :func:`~hiveacid_sql.acid.arrow_scan.scan_dir` (the same rules as the
 Spark scan: delete events, write-id validity, original files' synthetic row ids, schema evolution, Hive's
-type conversions) into one Arrow table with the columns of :func:`~hiveacid_sql.exec.scan.scan_table`'s
+type conversions) into one Arrow table with the columns of :func:`~hiveacid_sql.exec.scan.scan_frame`'s
 frame, and Spark gets it as a ``LocalRelation``. The statement's own Spark expressions then run over it;
 Spark's optimizer folds filters and projections over a local relation into another one, so collecting the
 changed rows launches no task (:func:`is_local`, the driver write's ``collect``).

@@ -215,20 +215,6 @@ def _slices_frame(
     return job_df.mapInArrow(read_originals_task(fs_uri, col_types, out_schema), out_schema)
 
 
-def scan_table(
-    spark: SparkSession,
-    fs: pafs.FileSystem,
-    fs_uri: str,
-    table_columns: Sequence[tuple[str, HiveType]],
-    partition_columns: Sequence[tuple[str, HiveType]],
-    write_ids: ValidWriteIdList,
-    files: ScanFiles,
-    key_filters: Sequence[KeyFilter] = (),
-) -> DataFrame:
-    """Live rows of the snapshot's files (:func:`scan_frame`'s frame)."""
-    return scan_frame(spark, fs, fs_uri, table_columns, partition_columns, write_ids, files, key_filters).frame
-
-
 @dataclass(frozen=True)
 class ScanFrame:
     """A snapshot's frame and whether Spark reads files for it (a file scan or Python reader tasks): such a
@@ -317,10 +303,10 @@ def scan_location(
     partition_columns: Sequence[tuple[str, HiveType]] = (),
     part_dirs: Sequence[str] = ("",),
 ) -> DataFrame:
-    """List and read a table location at ``write_ids`` (no catalog): :func:`snapshot_files` + :func:`scan_table`."""
+    """List and read a table location at ``write_ids`` (no catalog): :func:`snapshot_files` + :func:`scan_frame`."""
     fs, path = filesystem_for(location)
     files = snapshot_files(fs, path, write_ids, part_dirs)
-    return scan_table(spark, fs, location, table_columns, partition_columns, write_ids, files)
+    return scan_frame(spark, fs, location, table_columns, partition_columns, write_ids, files).frame
 
 
 def with_row_id(df: DataFrame) -> DataFrame:
