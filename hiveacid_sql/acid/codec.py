@@ -13,7 +13,8 @@ from hiveacid_sql.errors import AcidFormatError
 
 V0 = 0
 V1 = 1
-MAX_BUCKET_ID = 4095
+MAX_BUCKET_ID = 4095  # also the bucket id's mask once shifted down: V1 holds it in bits 16-27
+BUCKET_ID_SHIFT = 16
 MAX_STATEMENT_ID = 4095
 _VERSION_MASK = 0xE0000000
 _BUCKET_MASK = 0x0FFF0000

@@ -37,6 +37,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from hiveacid_sql.acid.codec import BUCKET_ID_SHIFT, MAX_BUCKET_ID
 from hiveacid_sql.acid.compaction import MAJOR, CompactionPlan
 from hiveacid_sql.acid.hive_types import HiveType, parse_hive_type
 from hiveacid_sql.acid.listing import has_atomic_rename
@@ -468,7 +469,7 @@ def merge_major_task(
                         if not rows.num_rows:
                             continue
                         keys = tuple(rows.column(k).to_numpy() for k in (OWID, BUCKET, ROWID))
-                        ids = (keys[1].astype(np.int64) >> 16) & 0xFFF
+                        ids = (keys[1].astype(np.int64) >> BUCKET_ID_SHIFT) & MAX_BUCKET_ID
                         if not _sorted_after(keys, last) or bool(np.any(ids != bucket_id)):
                             raise CompactionError(f"{_UNSORTED}: {path} is not in row id order after the files before it")
                         last = (int(keys[0][-1]), int(keys[1][-1]), int(keys[2][-1]))

@@ -24,6 +24,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from hiveacid_sql.acid.codec import BUCKET_ID_SHIFT, MAX_BUCKET_ID
 from hiveacid_sql.exec.spark_types import cast_to
 from hiveacid_sql.exec.tasks import (
     BUCKET,
@@ -45,7 +46,7 @@ _KEY_TYPES = {OP: "int", STMT: "int", PART_DIR: "string", BUCKET_ID: "int", OWID
 
 def bucket_id_of(bucket_property: Column) -> Column:
     """``BucketCodec.decodeWriterId`` as a Spark expression: ``(bucket >> 16) & 0xFFF``."""
-    return F.shiftright(bucket_property, 16).bitwiseAND(0xFFF)
+    return F.shiftright(bucket_property, BUCKET_ID_SHIFT).bitwiseAND(MAX_BUCKET_ID)
 
 
 def _event(
@@ -101,7 +102,7 @@ def sql_type(data_type: T.DataType) -> str | None:
     return data_type.simpleString()
 
 
-_OLD_BUCKET_SQL = f"shiftright({_quote(BUCKET)}, 16) & 4095"  # bucket_id_of as text
+_OLD_BUCKET_SQL = f"shiftright({_quote(BUCKET)}, {BUCKET_ID_SHIFT}) & {MAX_BUCKET_ID}"  # bucket_id_of as text
 
 
 def _event_fields_sql(
@@ -247,7 +248,7 @@ def local_events(
     bucket = changed.column(BUCKET).cast(pa.int32())
     rowid = changed.column(ROWID).cast(pa.int64())
     part_dir = changed.column(PART_DIR).cast(pa.string())
-    bucket_id = pc.bit_wise_and(pc.shift_right(bucket, 16), 0xFFF).cast(pa.int32())
+    bucket_id = pc.bit_wise_and(pc.shift_right(bucket, BUCKET_ID_SHIFT), MAX_BUCKET_ID).cast(pa.int32())  # bucket_id_of
     keys = pa.schema(
         [(OP, pa.int32()), (STMT, pa.int32()), (PART_DIR, pa.string()), (BUCKET_ID, pa.int32()),
          (OWID, pa.int64()), (BUCKET, pa.int32()), (ROWID, pa.int64())]
