@@ -72,6 +72,14 @@ class ScanFiles:
     def original_files(self) -> tuple[str, ...]:
         return tuple(p for d in self.dirs for p in d.original_files)
 
+    def size_of(self, path: str) -> int | None:
+        """The listed size of one of this snapshot's files (None: not listed with a size)."""
+        for d in self.dirs:
+            stat = d.stats.get(path)
+            if stat is not None:
+                return stat[0]
+        return None
+
     def footers(self, fs: pafs.FileSystem, paths: Iterable[str]) -> list[OrcFooter]:
         """The footers of ``paths`` (files of this snapshot), through the process's footer cache: a file listed
         with the same size and modification time as when its footer was read is not opened again."""

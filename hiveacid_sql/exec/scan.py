@@ -72,6 +72,27 @@ def frame_schema(table_columns: Sequence[tuple[str, HiveType]]) -> T.StructType:
     )
 
 
+#: Files at least this large are read by a Spark scan of their own, apart from the snapshot's smaller files
+#: of the same schema (:func:`by_size`).
+LARGE_FILE_BYTES = 1 << 20
+
+
+def by_size(files: ScanFiles, group: list[OrcFooter]) -> list[list[OrcFooter]]:
+    """``group`` as the reads that spread it over Spark's tasks: its large files apart from its small ones.
+
+    Why: Spark packs a scan's files into tasks by size plus ``spark.sql.files.openCostInBytes`` (4 MiB)
+    each, and sizes its splits from that padded total over the cores. Ten small delta files beside a base of
+    two 15 MB writer files made the padded total so large that both base files fell into one task: at
+    10 M rows after ten statements one of two tasks read 10,000,000 of the 10,050,000 rows while the other
+    read the deltas, so the scan ran on one core. Read apart, the large files' scan sizes its splits from
+    their own bytes (a task per file, or per split of a larger one) and the small files share the rest."""
+    large = [f for f in group if (files.size_of(f.path) or 0) >= LARGE_FILE_BYTES]
+    if not large or len(large) == len(group):
+        return [group]
+    large_paths = {f.path for f in large}
+    return [large, [f for f in group if f.path not in large_paths]]
+
+
 def union_all(frames: Sequence[DataFrame]) -> DataFrame:
     """Union of frames with the same columns (by name), e.g. file groups of different physical schemas."""
     return functools.reduce(DataFrame.unionByName, frames)
@@ -252,8 +273,9 @@ def scan_frame(
     # small base/delta files: read on the driver, given to Spark as a local relation (exec/small_files.py)
     local_inserts, data_footers = small_inserts(spark, fs, files, data_footers, table_columns, write_ids)
     frames = [
-        _insert_frame(spark, group, table_columns, keys, write_ids, key_filters)
+        _insert_frame(spark, part, table_columns, keys, write_ids, key_filters)
         for group in group_by_schema(data_footers).values()
+        for part in by_size(files, group)
     ]
     if raw:
         counts = {f.path: f.num_rows for f in raw}
