@@ -110,6 +110,7 @@ LOCK_SLEEP = "hive.lock.sleep.between.retries"
 READ_LEASE_SECONDS = "hiveacid.read.lease.seconds"
 CARDINALITY_CHECK = "hive.merge.cardinality.check"
 DRIVER_WRITE_MAX_ROWS = "hiveacid.driver.write.max.rows"
+DRIVER_WRITE_MAX_BYTES = "hiveacid.driver.write.max.bytes"
 DRIVER_SCAN_MAX_ROWS = "hiveacid.driver.scan.max.rows"
 WRITE_MAX_WRITERS = "hiveacid.write.max.writers"
 WRITE_BYTES_PER_WRITER = "hiveacid.write.bytes.per.writer"
@@ -136,7 +137,15 @@ REGISTRY: dict[str, Setting] = {
         Setting(LOCK_SLEEP, "0.5s", _duration_in("s"), "the wait between two lock retries"),
         Setting(READ_LEASE_SECONDS, "3600", _duration_in("s"), "how long the cleaner keeps a query's files"),
         Setting(CARDINALITY_CHECK, "true", boolean, "MERGE refuses a target row matched twice"),
-        Setting(DRIVER_WRITE_MAX_ROWS, "10000", _integer(0), "up to this many changed rows are written on the driver"),
+        Setting(
+            DRIVER_WRITE_MAX_ROWS, "10000", _integer(0),
+            "up to this many changed rows are written on the driver (0: never)",
+        ),
+        Setting(
+            DRIVER_WRITE_MAX_BYTES, "16777216", _integer(0),
+            "a MERGE's changes over hiveacid.driver.write.max.rows are still written on the driver when Spark's "
+            "estimate of their size is at most this many bytes (0: by rows only)",
+        ),
         Setting(
             DRIVER_SCAN_MAX_ROWS, "5000", _integer(0),
             "a DML target of up to this many rows is read on the driver (0: never)",

@@ -23,11 +23,11 @@ from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir
 from hiveacid_sql.exec.shaping import enforce_checks
 from hiveacid_sql.exec.spark_types import data_types
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID, UNASSIGNED_BUCKET
-from hiveacid_sql.exec.write import write_events, write_events_local
+from hiveacid_sql.exec.write import DriverWrite, row_bytes, write_events, write_events_local
 from hiveacid_sql.plan.columns import CLAUSE, SOURCE_ID
 from hiveacid_sql.plan.model import MergeClause, MergePlan
 from hiveacid_sql.results import ClauseResult
-from hiveacid_sql.settings import CARDINALITY_CHECK, DRIVER_WRITE_MAX_ROWS, Settings
+from hiveacid_sql.settings import CARDINALITY_CHECK, DRIVER_WRITE_MAX_BYTES, DRIVER_WRITE_MAX_ROWS, Settings
 
 if TYPE_CHECKING:
     from hiveacid_sql.exec.tasks import TableSink
@@ -96,12 +96,16 @@ def write_merge(
     )
     # the events are a projection of the kept rows (not kept a second time); how many there are is the
     # aggregate's answer, so the writer is chosen without a count or a trial collect of its own
-    limit = settings.value(DRIVER_WRITE_MAX_ROWS)
-    if limit > 0 and _event_count(plan, counts) <= limit:
+    if driver_write(settings).fits(_event_count(plan, counts), row_bytes(events)):
         files = write_events_local(events.toArrow(), sink)
     else:
         files = write_events(events, sink, route="shuffle")
     return files, MergeCounts(int(counts["source_rows"]), int(counts["matched"]), _per_clause(plan, statement_ids, files))
+
+
+def driver_write(settings: Settings) -> DriverWrite:
+    """The session's bounds of a MERGE's driver write (:class:`~hiveacid_sql.exec.write.DriverWrite`)."""
+    return DriverWrite(settings.value(DRIVER_WRITE_MAX_ROWS), settings.value(DRIVER_WRITE_MAX_BYTES))
 
 
 def _source_and_matched(

@@ -99,6 +99,7 @@ def test_explain_merge_shows_join_clause_order_statement_ids_and_directories(aci
 @pytest.mark.parametrize("driver_max_rows", ["10000", "2"], ids=["driver", "over-the-driver-limit"])
 def test_first_applicable_clause_wins_and_conditions(acid, driver_max_rows):
     acid.sql(f"SET hiveacid.driver.write.max.rows={driver_max_rows}")  # 2: more events than that, written by tasks
+    acid.sql("SET hiveacid.driver.write.max.bytes=0")  # (not the driver for their few bytes either)
     acid.sql(f"CREATE TABLE t (id int, v int, note string) {ACID}")
     acid.sql("INSERT INTO t VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c'), (4, 40, 'd')")
     acid.sql("CREATE TABLE s (id int, v int, op string)")
