@@ -34,9 +34,9 @@ from hiveacid_sql.exec.events import (
 )
 from hiveacid_sql.exec.insert_only import write_empty_dirs, write_insert_only
 from hiveacid_sql.exec.local_scan import collect_arrow, collect_pairs, is_local, local_rows, snapshot_rows
-from hiveacid_sql.exec.merge import MergeCounts, write_merge, write_merge_inserts
+from hiveacid_sql.exec.merge import MergeCounts, driver_write, write_merge, write_merge_inserts
 from hiveacid_sql.exec.merge_keys import with_source_key_range
-from hiveacid_sql.exec.merge_split import merge_rows
+from hiveacid_sql.exec.merge_split import MergeRows, merge_rows
 from hiveacid_sql.exec.plain import BUCKET_COLUMN, PART_DIR_COLUMN, write_plain, write_plain_partitions
 from hiveacid_sql.exec.routing import new_bucket_id, new_part_dir, static_part_dir
 from hiveacid_sql.exec.sarg import own_search_arguments
@@ -124,7 +124,7 @@ def write_legs(binder: Binder, plan: DmlPlan, sink: TableSink, statement_ids: li
         rows = binder.run(plan.query, plan.reads, direct=True)
         return _write_insert_only_legs(binder, plan, rows, sink, statement_ids)
     # the key filters' row-group skipping (exec/sarg.py); a MERGE's rows, split for a small source
-    with own_search_arguments(binder.spark), _plan_rows(binder, plan) as rows:
+    with own_search_arguments(binder.spark), _plan_rows(binder, plan, settings) as rows:
         files, operation, counts = _LEG_WRITERS[type(plan)](binder, plan, rows, sink, statement_ids, settings)
     fs, _ = filesystem_for(plan.target.location)
     directories = finish_directories(fs, sink, files)
@@ -137,20 +137,24 @@ _Leg = tuple[list[FileWritten], str, dict[str, Any]]
 
 
 @contextmanager
-def _plan_rows(binder: Binder, plan: DmlPlan) -> Iterator[DataFrame]:
-    """The rows a plan writes: its query's, or those of its class's row source (:data:`_ROW_SOURCES`)."""
+def _plan_rows(binder: Binder, plan: DmlPlan, settings: Settings) -> Iterator[Any]:
+    """The rows a plan writes: its query's frame, or what its class's row source gives (:data:`_ROW_SOURCES`)."""
     source = _ROW_SOURCES.get(type(plan))
     if source is not None:
-        with source(binder, plan, direct=True) as rows:
+        with source(binder, plan, settings, direct=True) as rows:
             yield rows
         return
     assert plan.query is not None
     yield binder.run(plan.query, plan.reads, direct=True)
 
 
+def _merge_rows(binder: Binder, plan: MergePlan, settings: Settings, *, direct: bool) -> AbstractContextManager[MergeRows]:
+    return merge_rows(binder, plan, driver=driver_write(settings), direct=direct)
+
+
 #: Plans whose rows are not simply their query's, by plan class: a MERGE's join split for a small source
-#: (exec/merge_split.py) when it applies, its query's rows otherwise.
-_ROW_SOURCES: dict[type, Callable[..., AbstractContextManager[DataFrame]]] = {MergePlan: merge_rows}
+#: (exec/merge_split.py) when it applies, its query's rows otherwise (a :class:`MergeRows` either way).
+_ROW_SOURCES: dict[type, Callable[..., AbstractContextManager[Any]]] = {MergePlan: _merge_rows}
 
 #: Plans whose target pruning is completed at run time, by plan class: MERGE's target key range is the
 #: source's (exec/merge_keys.py).
@@ -252,9 +256,9 @@ def _point_lookup(plan: UpdatePlan | DeletePlan) -> bool:
 
 
 def _write_merge(
-    binder: Binder, plan: MergePlan, classified: DataFrame, sink: TableSink, statement_ids: list[int], settings: Settings
+    binder: Binder, plan: MergePlan, rows: MergeRows, sink: TableSink, statement_ids: list[int], settings: Settings
 ) -> _Leg:
-    files, merge = write_merge(plan, classified, statement_ids, sink, settings)
+    files, merge = write_merge(plan, rows, statement_ids, sink, settings)
     # Hive's write type: a MERGE that updates is an update; one that only deletes (and inserts) a delete,
     # so it does not conflict with another delete (D/D)
     operation = "u" if any(c.action == "update" for c in plan.clauses) else "d"

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, Row, Window
 from pyspark.sql import functions as F
@@ -30,6 +32,7 @@ from hiveacid_sql.results import ClauseResult
 from hiveacid_sql.settings import CARDINALITY_CHECK, DRIVER_WRITE_MAX_BYTES, DRIVER_WRITE_MAX_ROWS, Settings
 
 if TYPE_CHECKING:
+    from hiveacid_sql.exec.merge_split import MergeRows
     from hiveacid_sql.exec.tasks import TableSink
     from hiveacid_sql.exec.write import FileWritten
 
@@ -60,14 +63,21 @@ def _row_text(row) -> str:
 
 
 def write_merge(
-    plan: MergePlan, classified: DataFrame, statement_ids: list[int], sink: TableSink, settings: Settings
+    plan: MergePlan, rows: MergeRows, statement_ids: list[int], sink: TableSink, settings: Settings
 ) -> tuple[list[FileWritten], MergeCounts]:
     """The MERGE leg of the executor (:mod:`hiveacid_sql.exec.dml`): the cardinality check, the counts and
-    the events of every clause, written as the other DML statements write theirs."""
+    the events of every clause, written as the other DML statements write theirs. Rows the split holds on
+    the driver are checked and counted there (:func:`_driver_counts`), the others by one Spark aggregate."""
     target = plan.target
     clauses = plan.clauses
     clause = F.col(CLAUSE)
-    classified, counts = _checked_counts(plan, classified, settings.value(CARDINALITY_CHECK))
+    check = settings.value(CARDINALITY_CHECK)
+    counted = _driver_counts(plan, rows, check)
+    if counted is not None:
+        classified, (source_rows, matched, event_count) = rows.frame, counted
+    else:
+        classified, counts = _checked_counts(plan, rows.frame, check)
+        source_rows, matched, event_count = int(counts["source_rows"]), int(counts["matched"]), _event_count(plan, counts)
     classified = enforce_checks(classified, target, applies=_in(clause, _indices(clauses, "update", "insert")))
     updates = _indices(clauses, "update")
     keep_partition = [i for i in updates if i not in plan.moves_partitions]
@@ -96,11 +106,41 @@ def write_merge(
     )
     # the events are a projection of the kept rows (not kept a second time); how many there are is the
     # aggregate's answer, so the writer is chosen without a count or a trial collect of its own
-    if driver_write(settings).fits(_event_count(plan, counts), row_bytes(events)):
+    if driver_write(settings).fits(event_count, row_bytes(events)):
         files = write_events_local(events.toArrow(), sink)
     else:
         files = write_events(events, sink, route="shuffle")
-    return files, MergeCounts(int(counts["source_rows"]), int(counts["matched"]), _per_clause(plan, statement_ids, files))
+    return files, MergeCounts(source_rows, matched, _per_clause(plan, statement_ids, files))
+
+
+def _driver_counts(plan: MergePlan, rows: MergeRows, check: bool) -> tuple[int, int, int] | None:
+    """What :func:`_source_and_matched` answers, from the matched rows the split holds on the driver (the
+    unmatched ones are one row per source row, each at most one insert event): the source rows, the target
+    rows matched and at most how many events the clauses write; the cardinality check's error here too. None
+    when the rows are not on the driver, or when the check is off and a target row has several writing rows
+    (the first wins: Spark's window, :func:`_first_wins`, decides which, as for the other rows)."""
+    held = rows.matched
+    if held is None:
+        return None
+    clause = held.column(CLAUSE)
+    writing = _indices(plan.clauses, "update", "delete", match="matched")
+    if writing:
+        written = held.filter(pc.is_in(clause, value_set=pa.array(writing).cast(clause.type)))
+        per_row = written.group_by(_ROW_ID).aggregate([(ROWID, "count")])
+        most = max(per_row.column(f"{ROWID}_count").to_pylist(), default=0)
+        if most > 1:
+            if not check:
+                return None
+            worst = per_row.filter(pc.equal(per_row.column(f"{ROWID}_count"), most)).slice(0, 1).to_pylist()[0]
+            _cardinality_violation(worst, most)
+    matched = held.group_by(_ROW_ID).aggregate([]).num_rows
+    source_rows = len(pc.unique(held.column(SOURCE_ID))) + rows.unmatched
+    counts = held.group_by(CLAUSE).aggregate([(CLAUSE, "count")])
+    per_clause = dict(zip(counts.column(CLAUSE).to_pylist(), counts.column(f"{CLAUSE}_count").to_pylist(), strict=True))
+    events = rows.unmatched + sum(
+        per_clause.get(c.index, 0) * (2 if c.action == "update" else 1) for c in plan.clauses if c.action != "insert"
+    )
+    return source_rows, matched, events
 
 
 def driver_write(settings: Settings) -> DriverWrite:

@@ -58,7 +58,9 @@ def test_a_small_source_is_broadcast_and_the_target_neither_broadcast_nor_shuffl
     assert splits == [30]
     assert (result.num_source_rows, result.num_updated_rows, result.num_inserted_rows) == (30, 20, 10)
     assert work.rows_broadcast <= 30 + 20  # the source's rows and the matched ids, never the target's 600
-    assert work.rows_shuffled < 600  # the aggregate's and the write's: statement-sized
+    # the source's collect, its broadcast, the target's scan collecting the 20 matched rows (the only rows
+    # shuffled: its limit), the events of local relations; checked, counted and written on the driver
+    assert (work.jobs, work.rows_shuffled) == (4, 20), work
     assert work.rows_read <= 600 + 30 + 10  # the target once, the source once (and a cached block or two)
     # The planned right outer join, for comparison: Spark broadcasts the whole target
     monkeypatch.setattr(merge_split, "source_is_small", lambda source, target: False)
@@ -68,6 +70,36 @@ def test_a_small_source_is_broadcast_and_the_target_neither_broadcast_nor_shuffl
     assert work.rows_broadcast >= 600
     assert acid.sql("SELECT count(*) FROM t WHERE v = 'again'").collect()[0][0] == 30
     assert acid.sql("SELECT count(*) FROM t").collect()[0][0] == 610
+
+
+def test_a_small_source_merge_is_four_jobs_and_writes_on_the_driver(spark, acid, splits, monkeypatch):
+    """The split's matched rows are collected (one job: the target's scan) and checked, counted and written on
+    the driver: four jobs (the source's collect, its broadcast, the scan, the events; it was eight), and only
+    the matched rows cross a shuffle (the collect's limit), no event. Over the driver write's bounds, by
+    rows and by bytes (``hiveacid.driver.write.max.bytes``: 60 small events over a row limit of 10 are still
+    the driver's), and with both bounds low, Spark tasks write from the kept rows, as before."""
+    from hiveacid_sql.exec import merge as merge_module
+
+    writers: list[str] = []
+    for name, kind in (("write_events", "tasks"), ("write_events_local", "driver")):
+        original = getattr(merge_module, name)
+        monkeypatch.setattr(merge_module, name, lambda *a, _f=original, _k=kind, **k: writers.append(_k) or _f(*a, **k))
+    acid.sql(f"CREATE TABLE t (id int, v string) {ACID}")
+    acid.sql("INSERT INTO t SELECT id, concat('v', id) FROM range(0, 600)")
+    acid.sql("CREATE TABLE s (id int, v string)")
+    acid.sql("INSERT INTO s SELECT id * 30, 'new' FROM range(0, 30)")  # 20 ids in the target, 10 past its end
+    merge = "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = {v} WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)"
+    result, work = measure(spark, lambda: acid.sql(merge.format(v="s.v")))
+    assert (result.num_source_rows, result.num_target_rows_matched, result.num_updated_rows, result.num_inserted_rows) == (30, 20, 20, 10)
+    assert (work.jobs, work.rows_shuffled, writers) == (4, 20, ["driver"]), work
+    acid.sql("SET hiveacid.driver.write.max.rows=10")  # 60 events, a few KB
+    result = acid.sql(merge.format(v="'again'"))
+    assert (result.num_updated_rows, writers) == (30, ["driver", "driver"])
+    acid.sql("SET hiveacid.driver.write.max.bytes=0")
+    result = acid.sql(merge.format(v="'third'"))
+    assert (result.num_source_rows, result.num_target_rows_matched, result.num_updated_rows) == (30, 30, 30)
+    assert writers == ["driver", "driver", "tasks"]
+    assert _rows(acid, "SELECT count(*), count_if(v = 'third') FROM t") == [(610, 30)]
 
 
 TARGET_ROWS = [(1, 10, "a"), (2, 20, None), (3, None, "c"), (None, 40, "d"), (5, 50, "e"), (6, 60, "f")]
