@@ -112,6 +112,7 @@ CARDINALITY_CHECK = "hive.merge.cardinality.check"
 DRIVER_WRITE_MAX_ROWS = "hiveacid.driver.write.max.rows"
 DRIVER_WRITE_MAX_BYTES = "hiveacid.driver.write.max.bytes"
 DRIVER_SCAN_MAX_ROWS = "hiveacid.driver.scan.max.rows"
+DRIVER_POINT_MAX_ROWS = "hiveacid.driver.scan.point.max.rows"
 WRITE_MAX_WRITERS = "hiveacid.write.max.writers"
 WRITE_BYTES_PER_WRITER = "hiveacid.write.bytes.per.writer"
 DEFAULT_FILEFORMAT = "hive.default.fileformat"
@@ -149,6 +150,11 @@ REGISTRY: dict[str, Setting] = {
         Setting(
             DRIVER_SCAN_MAX_ROWS, "5000", _integer(0),
             "a DML target of up to this many rows is read on the driver (0: never)",
+        ),
+        Setting(
+            DRIVER_POINT_MAX_ROWS, "50000", _integer(0),
+            "a larger DML target is read on the driver when the row groups its key filters (id = 7, IN, ranges "
+            "on integer columns) leave hold up to this many rows (0, or hiveacid.driver.scan.max.rows 0: never)",
         ),
         Setting(
             WRITE_MAX_WRITERS, "0", _integer(0),

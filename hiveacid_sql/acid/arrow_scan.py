@@ -489,7 +489,9 @@ def _concat(pieces: list[pa.Table], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(pa.concat_tables(pieces).columns, schema=schema)
 
 
-def _partition_columns(part_dir: str, partition_columns: Columns, n: int) -> dict[str, pa.Array]:
+def partition_arrays(part_dir: str, partition_columns: Columns, n: int) -> dict[str, pa.Array]:
+    """The partition columns' values of ``n`` rows of the directory ``part_dir`` (Hive's escaped ``k=v/..``;
+    the default partition and values the type cannot hold: NULL)."""
     values = [v for _k, v in parse_partition_name(part_dir)] if part_dir else []
     out = {}
     for (name, htype), raw in zip(partition_columns, values, strict=True):
@@ -573,7 +575,7 @@ def scan_dir(
         data = data.add_column(0, ROW_ID, pa.chunked_array([struct], ROW_ID_TYPE))
     elif keys:
         data = data.drop_columns(list(KEYS))
-    for name, arr in _partition_columns(d.part_dir, partition_columns, data.num_rows).items():
+    for name, arr in partition_arrays(d.part_dir, partition_columns, data.num_rows).items():
         data = data.append_column(pa.field(name, arr.type), arr)
     return data
 

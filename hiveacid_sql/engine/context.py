@@ -30,6 +30,7 @@ from hiveacid_sql.exec.sources import view_lookup
 from hiveacid_sql.plan.model import Plan, QueryPlan
 from hiveacid_sql.plan.planner import Planner
 from hiveacid_sql.settings import (
+    DRIVER_POINT_MAX_ROWS,
     DRIVER_SCAN_MAX_ROWS,
     LOCK_RETRIES,
     LOCK_SLEEP,
@@ -275,6 +276,7 @@ class StatementContext:
             self.spark, snapshot, self.current_db, self.catalog.list_partitions,
             self.catalog.partition_write_ids, self.store.table_history, self.source_frames,
             driver_scan_max_rows=self.settings.value(DRIVER_SCAN_MAX_ROWS),
+            driver_point_max_rows=self.settings.value(DRIVER_POINT_MAX_ROWS),
         )
 
     def resolve_location(self, location: str) -> str:

@@ -33,7 +33,7 @@ from hiveacid_sql.acid.listing import filesystem_for
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.errors import ExecutionError, HiveAcidError, PlanError
 from hiveacid_sql.exec.insert_only import insert_only_frame, null_row_id
-from hiveacid_sql.exec.local_scan import local_frame, snapshot_rows
+from hiveacid_sql.exec.local_scan import local_frame, point_frame, snapshot_rows
 from hiveacid_sql.exec.plain import read_plain
 from hiveacid_sql.exec.pruning import prune_partitions, pruned_buckets
 from hiveacid_sql.exec.scan import ScanFiles, ScanFrame, scan_frame, snapshot_files, user_columns, with_row_id
@@ -159,6 +159,7 @@ class Binder:
         source_frames: dict[str, DataFrame] | None = None,
         *,
         driver_scan_max_rows: int = 0,
+        driver_point_max_rows: int = 0,
     ) -> None:
         self.spark = spark
         self.snapshot = snapshot
@@ -176,6 +177,8 @@ class Binder:
         self.source_frames = source_frames or {}
         # a DML target whose snapshot holds at most this many rows is read on the driver (exec/local_scan.py)
         self.driver_scan_max_rows = driver_scan_max_rows
+        # a larger one when its key filters' row groups hold at most this many rows (local_scan.point_frame)
+        self.driver_point_max_rows = driver_point_max_rows
         self.local_targets: set[str] = set()  # qualified names of the targets read so
         # qualified names of the tables whose frames Spark reads files for: their rows are never a local
         # relation, so the writers need not ask Spark's optimizer (a planning of its own) whether they are
@@ -209,9 +212,10 @@ class Binder:
             else:
                 snapshot, files = self._version_files(table, version, pruning)
                 self.files[f"{table.qualified_name}@{version}"] = files
-            df = self._small_target(table, snapshot, files) if internal and version is None else None
+            key_filters = (pruning or TablePruning()).key_filters
+            df = self._small_target(table, snapshot, files, key_filters) if internal and version is None else None
             if df is None:
-                scan = _snapshot_scan(self.spark, table, snapshot, files, (pruning or TablePruning()).key_filters)
+                scan = _snapshot_scan(self.spark, table, snapshot, files, key_filters)
                 df = scan.frame
                 if scan.reads_files:
                     self.spark_scans.add(table.qualified_name)
@@ -237,18 +241,25 @@ class Binder:
         through Spark, so its rows never are)."""
         return table.qualified_name not in self.spark_scans
 
-    def _small_target(self, table: TableDef, snapshot: Snapshot, files: ScanFiles) -> DataFrame | None:
-        """A full ACID DML target whose footers count at most ``driver_scan_max_rows`` rows, read on the
-        driver as a local relation (None: read by Spark)."""
-        if self.driver_scan_max_rows <= 0 or table.is_insert_only:
+    def _small_target(
+        self, table: TableDef, snapshot: Snapshot, files: ScanFiles, key_filters: tuple[KeyFilter, ...] = ()
+    ) -> DataFrame | None:
+        """A full ACID DML target read on the driver as a local relation (None: read by Spark): whole when
+        its footers count at most ``driver_scan_max_rows`` rows, else only the row groups its ``key_filters``
+        leave when they hold at most ``driver_point_max_rows`` (a point UPDATE or DELETE of a large table).
+        ``driver_scan_max_rows`` 0 turns both off (tests and users forcing the Spark scan set that one)."""
+        if table.is_insert_only or self.driver_scan_max_rows <= 0:  # 0: no target is read on the driver
             return None
         fs, _path = filesystem_for(table.location)
-        if snapshot_rows(fs, files) > self.driver_scan_max_rows:
-            return None
-        self.local_targets.add(table.qualified_name)
-        return local_frame(
-            self.spark, fs, table_columns(table), partition_columns(table), write_id_list(snapshot, table), files
-        )
+        columns, partitions, write_ids = table_columns(table), partition_columns(table), write_id_list(snapshot, table)
+        df = None
+        if snapshot_rows(fs, files) <= self.driver_scan_max_rows:
+            df = local_frame(self.spark, fs, columns, partitions, write_ids, files)
+        elif key_filters and self.driver_point_max_rows > 0:
+            df = point_frame(self.spark, fs, columns, partitions, write_ids, files, key_filters, self.driver_point_max_rows)
+        if df is not None:
+            self.local_targets.add(table.qualified_name)
+        return df
 
     def render(self, tree: exp.Expr, reads: BoundTables) -> str:
         """Spark SQL text of ``tree`` with every catalog table replaced by the name of its snapshot frame (a

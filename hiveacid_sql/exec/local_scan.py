@@ -20,14 +20,18 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from hiveacid_sql.acid.arrow_scan import ROW_ID, scan_dir
+from hiveacid_sql.acid.arrow_scan import ROW_ID, partition_arrays, scan_dir, table_schema
 from hiveacid_sql.acid.hive_types import HiveType
+from hiveacid_sql.acid.point_read import IntCondition, estimated_rows, point_events, search_argument
 from hiveacid_sql.acid.scan_files import ScanFiles
+from hiveacid_sql.acid.small_events import SmallFile, insert_events_readable, live_events, without_deleted
 from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.exec.sarg import excluded_by
 from hiveacid_sql.exec.scan import frame_schema
-from hiveacid_sql.exec.small_files import local_relation
+from hiveacid_sql.exec.small_files import KEY_FIELDS, local_relation
 from hiveacid_sql.exec.spark_types import cast_to, spark_schema
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID
+from hiveacid_sql.plan.pruning import KeyFilter
 
 
 def snapshot_rows(fs: pafs.FileSystem, files: ScanFiles) -> int:
@@ -56,9 +60,22 @@ def local_frame(
             rows = rows.add_column(i, name, keys[i])
         if rows.num_rows:
             pieces.append(rows)
+    return _as_frame(spark, pieces, table_columns, partition_columns)
+
+
+def _as_frame(
+    spark: SparkSession,
+    pieces: list[pa.Table],
+    table_columns: Sequence[tuple[str, HiveType]],
+    partition_columns: Sequence[tuple[str, HiveType]],
+) -> DataFrame:
+    """Arrow pieces of ``__part_dir, __owid, __bucket, __rowid``, the table columns, the partition columns as
+    one local relation with the Spark scan's names and types."""
     schema = T.StructType([*frame_schema(table_columns).fields, *spark_schema(list(partition_columns)).fields])
-    if not pieces:
-        return spark.createDataFrame([], schema)
+    if not pieces:  # an empty local relation (``createDataFrame([])`` is a scan of an RDD: a job to collect)
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        return local_relation(spark, to_arrow_schema(schema, timezone="UTC").empty_table(), schema)
     data = pa.concat_tables([p.replace_schema_metadata(None) for p in pieces], promote_options="permissive")
     # Arrow's field names are the Hive column names as the table spells them: renamed to the scan's by
     # position before Spark sees them (a ``toDF`` after would be one more analysis in the JVM).
@@ -73,6 +90,77 @@ def local_frame(
         F.col(f"`{h.name}`") if h.dataType == f.dataType else cast_to(F.col(f"`{h.name}`"), f.dataType).alias(f.name)
         for h, f in zip(have, schema.fields, strict=True)
     ])
+
+
+#: Delete events (by their files' footers) a point read applies on the driver at most; more: the Spark scan.
+POINT_DELETES_MAX_ROWS = 200_000
+
+
+def point_frame(
+    spark: SparkSession,
+    fs: pafs.FileSystem,
+    table_columns: Sequence[tuple[str, HiveType]],
+    partition_columns: Sequence[tuple[str, HiveType]],
+    write_ids: ValidWriteIdList,
+    files: ScanFiles,
+    key_filters: Sequence[KeyFilter],
+    max_rows: int,
+) -> DataFrame | None:
+    """The live rows of the row groups the statement's ``key_filters`` leave (files excluded whole by their
+    footers, then stripes and row groups by ORC's search argument: :mod:`hiveacid_sql.acid.point_read`) as a
+    local relation like :func:`local_frame`'s; every delete event of the snapshot applied. None (the Spark
+    scan reads the target) when those row groups hold more than ``max_rows`` events, when the deletes hold
+    more than :data:`POINT_DELETES_MAX_ROWS`, or for what only the Spark scan reads exactly: original files,
+    raw files in base/delta directories, types or early dates pyorc's values would not give as Spark's
+    reader does (:func:`~hiveacid_sql.acid.small_events.insert_events_readable`), a file no condition can
+    be handed to ORC for. The caller's statement still applies its full WHERE to these rows."""
+    if not key_filters or max_rows <= 0 or files.original_files:
+        return None
+    position = {name.lower(): i for i, (name, _) in enumerate(table_columns)}
+    conditions = [IntCondition(position[f.column], f.op, f.values) for f in key_filters if f.column in position]
+    if not conditions:
+        return None
+    delete_footers = [f for f in files.footers(fs, files.delete_files) if f.num_rows]
+    if sum(f.num_rows for f in delete_footers) > POINT_DELETES_MAX_ROWS:
+        return None
+    deletes_by_path = {f.path: f for f in delete_footers}
+    candidates = [
+        [f for f in files.footers(fs, d.data_files) if f.num_rows and not excluded_by(f, table_columns, key_filters)]
+        for d in files.dirs
+    ]
+    if sum(estimated_rows(f, conditions) for footers in candidates for f in footers) > max_rows:
+        return None  # ranges over most of the files (a MERGE's source key range): not worth decoding to find out
+    schema = pa.schema([*KEY_FIELDS, *table_schema(table_columns)])
+    budget = max_rows
+    pieces = []
+    for d, footers in zip(files.dirs, candidates, strict=True):
+        inserts = []
+        for footer in footers:
+            if not insert_events_readable(footer, table_columns):
+                return None  # raw files, early dates, types pyorc's values would not give as Spark's reader
+            predicate = search_argument(footer, table_columns, conditions)
+            read = point_events(fs, footer, table_columns, predicate, write_ids, budget) if predicate else None
+            if read is None:
+                return None
+            events, decoded = read
+            budget -= decoded
+            if events.num_rows:
+                inserts.append(events.add_column(0, PART_DIR, pa.array([d.part_dir] * events.num_rows, pa.string())))
+        if not inserts:
+            continue
+        rows = pa.concat_tables([t.cast(schema) for t in inserts])
+        small = [
+            SmallFile(deletes_by_path[p], d.part_dir, *d.stats.get(p, (None, None)))
+            for p in d.delete_files if p in deletes_by_path
+        ]
+        if small:
+            deletes = live_events(fs, small, (), write_ids, delete=True, part_dir_column=PART_DIR, schema=pa.schema(KEY_FIELDS))
+            rows = without_deleted(rows, deletes, PART_DIR)
+        for name, arr in partition_arrays(d.part_dir, partition_columns, rows.num_rows).items():
+            rows = rows.append_column(pa.field(name, arr.type), arr)
+        if rows.num_rows:
+            pieces.append(rows)
+    return _as_frame(spark, pieces, table_columns, partition_columns)
 
 
 def is_local(df: DataFrame) -> bool:

@@ -42,7 +42,8 @@ SMALL_FILE_MAX_ROWS = 1_000
 #: Rows read on the driver per scan and kind (insert, delete) at most; files beyond go to Spark's reader.
 SMALL_FILES_MAX_TOTAL_ROWS = 200_000
 
-_KEY_FIELDS = [pa.field(PART_DIR, pa.string()), pa.field(OWID, pa.int64()), pa.field(BUCKET, pa.int32()),
+#: The key columns of a scanned piece: the partition directory and the row id.
+KEY_FIELDS = [pa.field(PART_DIR, pa.string()), pa.field(OWID, pa.int64()), pa.field(BUCKET, pa.int32()),
                pa.field(ROWID, pa.int64())]
 _DELETE_SCHEMA = T.StructType(
     [T.StructField(PART_DIR, T.StringType()), T.StructField(OWID, T.LongType()),
@@ -94,7 +95,7 @@ def small_inserts(
     small, rest = _split(files, footers, max_rows, lambda f: insert_events_readable(f, table_columns))
     if not small:
         return None, rest
-    schema = pa.schema([*_KEY_FIELDS, *table_schema(table_columns)])
+    schema = pa.schema([*KEY_FIELDS, *table_schema(table_columns)])
     return live_events(fs, small, table_columns, write_ids, delete=False, part_dir_column=PART_DIR, schema=schema), rest
 
 
@@ -109,7 +110,7 @@ def small_deletes(
     small, rest = _split(files, footers, max_rows)
     if not small:
         return None, rest
-    return live_events(fs, small, (), write_ids, delete=True, part_dir_column=PART_DIR, schema=pa.schema(_KEY_FIELDS)), rest
+    return live_events(fs, small, (), write_ids, delete=True, part_dir_column=PART_DIR, schema=pa.schema(KEY_FIELDS)), rest
 
 
 def live_rows(

@@ -25,10 +25,13 @@ STRIPE = 1_000
 
 
 @pytest.fixture(autouse=True)
-def _spark_reads_every_file(spark):
+def _spark_reads_every_file(spark, acid):
     """The rows counted here are those Spark's ORC reader reads: the one-row files of the statements are read
-    by it too, not on the driver (:mod:`hiveacid_sql.exec.small_files`, ``tests/spark/test_small_files.py``)."""
+    by it too, not on the driver (:mod:`hiveacid_sql.exec.small_files`, ``tests/spark/test_small_files.py``),
+    and so are a point statement's row groups (``test_point_statements_read_their_row_groups_on_the_driver``
+    turns the driver's point read back on)."""
     spark.conf.set(SMALL_FILE_MAX_ROWS_CONF, "0")
+    acid.sql("SET hiveacid.driver.scan.point.max.rows=0")
     yield
     spark.conf.unset(SMALL_FILE_MAX_ROWS_CONF)
 
@@ -78,6 +81,73 @@ def test_a_one_row_update_of_ten_stripes_reads_one(spark, acid, warehouse):
     assert spark.conf.get("spark.sql.orc.filterPushdown") == "true"
     explained = [r[0] for r in acid.sql("EXPLAIN DELETE FROM t WHERE id IN (1, 2) AND salary > 5 AND name = 'x'").collect()]
     assert "  key filters (skip files, stripes, row groups by statistics): id IN (1, 2), salary > 5" in explained
+
+
+_POINT_STATEMENTS = [
+    ("DELETE FROM {t} WHERE id = 1200 OR id = 8100", 2),  # no key filter: Spark's scan (two delete events)
+    ("UPDATE {t} SET salary = -1 WHERE id = 5500", 1),
+    ("DELETE FROM {t} WHERE id IN (1201, 8100, 8101)", 2),  # 8100's group holds a delete event already
+    ("UPDATE {t} SET salary = salary + 1 WHERE id BETWEEN 1199 AND 1201", 1),  # 1200 and 1201 deleted
+    ("UPDATE {t} SET salary = 0 WHERE id = 5500 AND name LIKE 'n%'", 1),  # the new version of 5500 (a delta)
+    ("DELETE FROM {t} WHERE id = 30000000000", 0),  # beyond int: read as Spark compares it, nothing
+    ("UPDATE {t} SET salary = 2 WHERE id >= 9990", 10),
+    ("DELETE FROM {t} WHERE id < 0", 0),
+]
+
+
+def test_a_point_update_and_delete_of_a_large_table_launch_no_spark_job(spark, acid, warehouse):
+    """Over ``hiveacid.driver.scan.max.rows``, a point statement's row groups are read on the driver (the
+    small files of the statements before it too, as by default): no job, no row read by Spark."""
+    spark.conf.unset(SMALL_FILE_MAX_ROWS_CONF)
+    acid.sql("SET hiveacid.driver.scan.point.max.rows=50000")
+    _striped_table(acid, warehouse)
+    result, work = measure(spark, lambda: acid.sql("UPDATE t SET salary = -1 WHERE id = 5500"))
+    assert "1 row(s)" in str(result) and (work.jobs, work.rows_read) == (0, 0)
+    result, work = measure(spark, lambda: acid.sql("DELETE FROM t WHERE id IN (5500, 5501, 9999)"))
+    assert "3 row(s)" in str(result) and (work.jobs, work.rows_read) == (0, 0)
+    expected = {i: i for i in range(ROWS) if i not in (5500, 5501, 9999)}
+    assert _ids(acid) == expected
+
+
+def test_point_statements_read_their_row_groups_on_the_driver(spark, acid, warehouse):
+    """A point UPDATE or DELETE of a table over ``hiveacid.driver.scan.max.rows`` reads the row groups its key
+    filters leave on the driver and launches no Spark job at all (driver write too); with deletes in the
+    groups it reads and in others, every statement changes exactly the rows and leaves exactly the table
+    that the Spark scan does (the twin table, point read off)."""
+    spark.conf.unset(SMALL_FILE_MAX_ROWS_CONF)  # the statements' small files: the driver's too, as by default
+    for name in ("on_", "off_"):
+        _striped_table(acid, warehouse, name)
+    for sql, changed in _POINT_STATEMENTS:
+        acid.sql("SET hiveacid.driver.scan.point.max.rows=0")
+        assert f"{changed} row(s)" in str(acid.sql(sql.format(t="off_"))), sql
+        acid.sql("SET hiveacid.driver.scan.point.max.rows=50000")
+        result, work = measure(spark, lambda sql=sql: acid.sql(sql.format(t="on_")))
+        assert f"{changed} row(s)" in str(result), sql
+        if "OR" not in sql:
+            assert (work.jobs, work.rows_read) == (0, 0), sql
+    # over the bound (the groups of 1000 rows the statement's range leaves): Spark's scan, same rows
+    acid.sql("SET hiveacid.driver.scan.point.max.rows=2500")
+    result, work = measure(spark, lambda: acid.sql("UPDATE on_ SET salary = 3 WHERE id BETWEEN 100 AND 3100"))
+    assert "2999 row(s)" in str(result) and work.jobs >= 1  # 1200 and 1201 deleted
+    acid.sql("UPDATE off_ SET salary = 3 WHERE id BETWEEN 100 AND 3100")
+    assert _ids(acid, "SELECT id, salary FROM on_") == _ids(acid, "SELECT id, salary FROM off_")
+    rows = "SELECT row__id.writeid, row__id.bucketid, row__id.rowid, id, name, salary FROM {t}"
+    on, off = (sorted(acid.sql(rows.format(t=t)).collect()) for t in ("on_", "off_"))
+    assert on == off and len(on) == ROWS - 4
+    # partitions: the partition column from the directory, the delete applied in its own partition only
+    for name in ("on_p", "off_p"):
+        _striped_table(acid, warehouse, name, "p='a'")
+        _striped_table(acid, warehouse, name, "p='b'")
+    for sql in ("UPDATE {t} SET salary = -1 WHERE id = 4321", "DELETE FROM {t} WHERE p = 'b' AND id IN (4321, 4322)",
+                "UPDATE {t} SET salary = p WHERE id BETWEEN 4320 AND 4323"):
+        acid.sql("SET hiveacid.driver.scan.point.max.rows=0")
+        acid.sql(sql.format(t="off_p"))
+        acid.sql("SET hiveacid.driver.scan.point.max.rows=50000")
+        _, work = measure(spark, lambda sql=sql: acid.sql(sql.format(t="on_p")))
+        assert work.jobs == 0, sql
+    rows = "SELECT row__id.writeid, row__id.rowid, p, id, name, salary FROM {t}"
+    on, off = (sorted(acid.sql(rows.format(t=t)).collect()) for t in ("on_p", "off_p"))
+    assert on == off and len(on) == 2 * ROWS - 2
 
 
 def test_deletes_in_skipped_and_read_stripes_and_literals(spark, acid, warehouse):

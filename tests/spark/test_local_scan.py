@@ -109,7 +109,10 @@ def test_a_one_row_update_of_a_small_table_launches_no_job(spark, acid):
     assert (result.num_updated_rows, work.jobs) == (1, 0)
     result, work = measure(spark, lambda: acid.sql("DELETE FROM t WHERE id = 8"))  # with a delete delta now
     assert (result.num_deleted_rows, work.jobs) == (1, 0)
-    acid.sql("SET hiveacid.driver.scan.max.rows=999")  # above the setting (and no small-file reads): Spark's scan
+    acid.sql("SET hiveacid.driver.scan.max.rows=999")  # above the setting: the point read of its row group
+    result, work = measure(spark, lambda: acid.sql("UPDATE t SET v = 'z' WHERE id = 9"))
+    assert (result.num_updated_rows, work.jobs) == (1, 0)
+    acid.sql("SET hiveacid.driver.scan.point.max.rows=0")  # neither (and no small-file reads): Spark's scan
     spark.conf.set(SMALL_FILE_MAX_ROWS_CONF, "0")
     try:
         result, work = measure(spark, lambda: acid.sql("UPDATE t SET v = 'y' WHERE id = 9"))
