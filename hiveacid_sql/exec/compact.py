@@ -86,10 +86,11 @@ def _events_frame(
     footers = [read_footer(fs, p) for p in paths]
     frames = []
     for group in group_by_schema(footers).values():
-        df, row_fields = read_events(spark, group, [])
+        df, row_fields = read_events(
+            spark, group, where=lambda cols: (cols[0] == op) & valid_write_id(cols[4], write_ids)
+        )
         root = parse_hive_type(group[0].type_string)
-        c_op, c_owid, c_bucket, c_rowid, c_cwid, c_row = (name for name, _ in root.fields)
-        df = df.where((F.col(c_op) == op) & valid_write_id(F.col(c_cwid), write_ids))
+        _op, c_owid, c_bucket, c_rowid, c_cwid, c_row = (name for name, _ in root.fields)
         out: list[Column] = [
             F.lit(op).cast("int").alias(OPERATION),
             F.col(c_owid).alias(OWID),

@@ -48,7 +48,7 @@ from hiveacid_sql.acid.scan_files import snapshot_files as snapshot_files
 from hiveacid_sql.acid.writeids import ValidWriteIdList
 from hiveacid_sql.exec.columns import read_orc, to_table_type
 from hiveacid_sql.exec.sarg import excluded_by, search_argument_options
-from hiveacid_sql.exec.small_files import live_rows, small_deletes, small_inserts
+from hiveacid_sql.exec.small_files import live_rows, small_deletes, small_file_max_rows, small_inserts
 from hiveacid_sql.exec.spark_types import cast_to, spark_schema, to_spark_type
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID
 from hiveacid_sql.plan.pruning import KeyFilter
@@ -139,14 +139,15 @@ def partition_values(part_dir: Column, partition_columns: Sequence[tuple[str, Hi
 def read_events(
     spark: SparkSession,
     footers: list[OrcFooter],
-    keys: Sequence[str],
     options: dict[str, str] | None = None,
     where: Callable[[list[Column]], Column] | None = None,
 ) -> tuple[DataFrame, list[tuple[str, HiveType]]]:
     """Spark DataFrame over event files that share one physical schema and calendar path (one group of
     :func:`~hiveacid_sql.acid.scan_files.group_by_schema`), asking for all six columns; ``options``: more
     ORC reader settings (a search argument); ``where``: more conditions on the six columns (given as
-    Columns, in file order), in the same filter (each DataFrame step is an analysis of its own in the JVM)."""
+    Columns, in file order), in the same filter (each DataFrame step is an analysis of its own in the JVM).
+    The frame has the file's six columns; a caller selects the partition directory,
+    ``part_dir_of_file(keys)``, in its own projection (not a step of its own here)."""
     fields = row_fields(footers[0])
     root = parse_hive_type(footers[0].type_string)
     as_text = footers[0].pre_gregorian
@@ -160,8 +161,7 @@ def read_events(
     condition = keep_all_six | cols[5].isNotNull()
     if where is not None:
         condition = condition & where(cols)
-    df = df.where(condition).withColumn(PART_DIR, part_dir_of_file(keys))
-    return df, fields
+    return df.where(condition), fields
 
 
 def _insert_frame(
@@ -182,10 +182,10 @@ def _insert_frame(
         keep = (op == 0) & row.isNotNull()
         return keep & valid_write_id(cwid, write_ids) if write_ids is not None else keep
 
-    df, fields = read_events(spark, footers, keys, options, where=inserts)
+    df, fields = read_events(spark, footers, options, where=inserts)
     root = parse_hive_type(footers[0].type_string)
     _op, owid, bucket, rowid, _cwid, row = (name for name, _ in root.fields)
-    out = [F.col(PART_DIR), F.col(owid).alias(OWID), F.col(bucket).alias(BUCKET), F.col(rowid).alias(ROWID)]
+    out = [part_dir_of_file(keys).alias(PART_DIR), F.col(owid).alias(OWID), F.col(bucket).alias(BUCKET), F.col(rowid).alias(ROWID)]
     for i, (name, htype) in enumerate(table_columns):
         if i < len(fields):
             phys_name, phys_type = fields[i]
@@ -202,10 +202,10 @@ def _delete_frame(
     def deletes(cols: list[Column]) -> Column:
         return (cols[0] == 2) & valid_write_id(cols[4], write_ids)
 
-    df, _ = read_events(spark, footers, keys, where=deletes)
+    df, _ = read_events(spark, footers, where=deletes)
     root = parse_hive_type(footers[0].type_string)
     _op, owid, bucket, rowid, _cwid, _row = (name for name, _ in root.fields)
-    return df.select(F.col(PART_DIR), F.col(owid).alias(OWID), F.col(bucket).alias(BUCKET), F.col(rowid).alias(ROWID))
+    return df.select(part_dir_of_file(keys).alias(PART_DIR), F.col(owid).alias(OWID), F.col(bucket).alias(BUCKET), F.col(rowid).alias(ROWID))
 
 
 def _originals_frame(
@@ -271,7 +271,8 @@ def scan_frame(
     if key_filters:  # files whose statistics exclude the statement's key filters: not even opened by Spark
         data_footers = [f for f in data_footers if not excluded_by(f, table_columns, key_filters)]
     # small base/delta files: read on the driver, given to Spark as a local relation (exec/small_files.py)
-    local_inserts, data_footers = small_inserts(spark, fs, files, data_footers, table_columns, write_ids)
+    small_max_rows = small_file_max_rows(spark)
+    local_inserts, data_footers = small_inserts(small_max_rows, fs, files, data_footers, table_columns, write_ids)
     frames = [
         _insert_frame(spark, part, table_columns, keys, write_ids, key_filters)
         for group in group_by_schema(data_footers).values()
@@ -303,7 +304,7 @@ def scan_frame(
         data = spark.createDataFrame([], frame_schema(table_columns))
     else:
         delete_footers = files.footers(fs, files.delete_files)
-        local_deletes, spark_deletes = small_deletes(spark, fs, files, delete_footers, write_ids)
+        local_deletes, spark_deletes = small_deletes(small_max_rows, fs, files, delete_footers, write_ids)
         delete_frames = [_delete_frame(spark, group, keys, write_ids) for group in group_by_schema(spark_deletes).values()]
         reads_files = reads_files or bool(delete_frames)
         data = live_rows(
