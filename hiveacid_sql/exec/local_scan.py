@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.fs as pafs
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -92,6 +93,31 @@ def _as_frame(
     ])
 
 
+_INTEGRAL = frozenset({"tinyint", "smallint", "int", "bigint"})
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def satisfying(
+    events: pa.Table, table_columns: Sequence[tuple[str, HiveType]], conditions: Sequence[IntCondition]
+) -> pa.Table:
+    """The events whose integral table columns satisfy ``conditions`` (NULL satisfies none): a key filter is a
+    conjunct of the statement's WHERE, so a row failing it is one the statement drops anyway, and the row
+    groups' other rows need not reach Spark (10,000 rows handed over and filtered there for a one-row UPDATE)."""
+    mask = None
+    for c in conditions:
+        name, htype = table_columns[c.position]
+        if htype.name not in _INTEGRAL or not c.values or any(not _INT64[0] <= v <= _INT64[1] for v in c.values):
+            continue
+        col = events.column(name).cast(pa.int64())
+        if c.op in ("=", "in"):
+            hit = pc.is_in(col, value_set=pa.array(c.values, pa.int64()))
+            hit = pc.and_(hit, pc.is_valid(col))
+        else:
+            hit = {"<": pc.less, "<=": pc.less_equal, ">": pc.greater, ">=": pc.greater_equal}[c.op](col, c.values[0])
+        mask = hit if mask is None else pc.and_(mask, hit)
+    return events if mask is None else events.filter(pc.fill_null(mask, False))
+
+
 #: Delete events (by their files' footers) a point read applies on the driver at most; more: the Spark scan.
 POINT_DELETES_MAX_ROWS = 200_000
 
@@ -113,7 +139,8 @@ def point_frame(
     more than :data:`POINT_DELETES_MAX_ROWS`, or for what only the Spark scan reads exactly: original files,
     raw files in base/delta directories, types or early dates pyorc's values would not give as Spark's
     reader does (:func:`~hiveacid_sql.acid.small_events.insert_events_readable`), a file no condition can
-    be handed to ORC for. The caller's statement still applies its full WHERE to these rows."""
+    be handed to ORC for. Rows failing a key filter on an integer column are dropped here (:func:`satisfying`);
+    the statement still applies its full WHERE to the rest."""
     if not key_filters or max_rows <= 0 or files.original_files:
         return None
     position = {name.lower(): i for i, (name, _) in enumerate(table_columns)}
@@ -144,6 +171,7 @@ def point_frame(
                 return None
             events, decoded = read
             budget -= decoded
+            events = satisfying(events, table_columns, conditions)
             if events.num_rows:
                 inserts.append(events.add_column(0, PART_DIR, pa.array([d.part_dir] * events.num_rows, pa.string())))
         if not inserts:

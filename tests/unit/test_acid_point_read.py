@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.fs as pafs
 import pyorc
 
@@ -91,3 +92,17 @@ def test_the_estimate_spreads_a_file_s_rows_over_its_footer_range(tmp_path):
     assert estimated_rows(footer, [IntCondition(0, ">=", (ROWS // 2,))]) == ROWS // 2
     assert estimated_rows(footer, [IntCondition(0, ">", (0,)), IntCondition(0, "<", (10,))]) == 10  # the narrowest
     assert estimated_rows(footer, [IntCondition(1, "=", (5,))]) == ROWS  # no range for a string field
+
+
+def test_rows_failing_a_key_filter_do_not_reach_spark(tmp_path):
+    from hiveacid_sql.exec.local_scan import satisfying
+
+    table, decoded = _read(_file(tmp_path / "bucket_00000"), [IntCondition(0, "=", (5500,))])
+    assert decoded == STRIDE
+    kept = satisfying(table, COLUMNS, [IntCondition(0, "in", (5500, 5600)), IntCondition(2, ">", (11000,))])
+    assert kept.column("id").to_pylist() == [5600]
+    # NULLs satisfy nothing; a literal beyond bigint and a non-integral column filter nothing
+    nulls = pa.table({"id": pa.array([None, 1, None, 7], pa.int32()), "name": ["a", "b", "c", "d"], "salary": [1, 2, 3, 4]})
+    assert satisfying(nulls, COLUMNS, [IntCondition(0, "<", (5,))]).column("id").to_pylist() == [1]
+    assert satisfying(nulls, COLUMNS, [IntCondition(0, "in", (1, 7))]).column("id").to_pylist() == [1, 7]
+    assert satisfying(table, COLUMNS, [IntCondition(0, "=", (1 << 64,)), IntCondition(1, "=", (1,))]) == table
