@@ -216,6 +216,7 @@ FULL_ONLY: tuple[str, ...] = (
     "tests/spark/test_key_pruning.py::test_partitioned_table_and_original_files",
     # test_a_point_update_and_delete_of_a_large_table_launch_no_spark_job: the twin tables, eight statements
     "tests/spark/test_key_pruning.py::test_point_statements_read_their_row_groups_on_the_driver",
+    "tests/spark/test_key_pruning.py::test_the_point_read_leaves_what_it_cannot_read_exactly_to_spark",
     "tests/spark/test_key_pruning.py::test_mixed_case_names_old_dates_and_buckets",
     "tests/spark/test_history_time_travel.py::test_partitioned_versions",
     "tests/spark/test_history_time_travel.py::test_versions_survive_minor_compaction_not_major",
