@@ -51,6 +51,7 @@ from hiveacid_sql.exec.events import bucket_id_of
 from hiveacid_sql.exec.scan import (
     DirFiles,
     ScanFiles,
+    event_kind,
     group_by_schema,
     join_path,
     read_events,
@@ -87,7 +88,7 @@ def _events_frame(
     frames = []
     for group in group_by_schema(footers).values():
         df, row_fields = read_events(
-            spark, group, where=lambda cols: (cols[0] == op) & valid_write_id(cols[4], write_ids)
+            spark, group, where=lambda cols: event_kind(cols[0], op) & valid_write_id(cols[4], write_ids)
         )
         root = parse_hive_type(group[0].type_string)
         _op, c_owid, c_bucket, c_rowid, c_cwid, c_row = (name for name, _ in root.fields)

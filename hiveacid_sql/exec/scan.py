@@ -99,10 +99,32 @@ def union_all(frames: Sequence[DataFrame]) -> DataFrame:
 
 
 def valid_write_id(col: Column, write_ids: ValidWriteIdList) -> Column:
-    cond = col <= F.lit(write_ids.high_watermark)
+    """An event's ``currentTransaction`` is valid in ``write_ids`` (NULL: not), in the form of
+    :func:`event_column`, which Spark never hands to ORC as a filter."""
+    cwid = event_column(col, write_ids.high_watermark + 1)
+    cond = cwid <= F.lit(write_ids.high_watermark)
     if write_ids.exceptions:
-        cond = cond & ~col.isin(list(write_ids.exceptions))
+        cond = cond & ~cwid.isin(list(write_ids.exceptions))
     return cond
+
+
+def event_column(col: Column, if_null: int) -> Column:
+    """One of an event file's five top-level integer columns, for a condition of the scan: ``if_null`` where
+    it is NULL.
+
+    Why not the column itself: Spark hands a condition on a column (and the ``IS NOT NULL`` it infers from
+    ``c = 0`` or ``c <= 5``) to ORC as a search argument, and in a file ORC recognises as ACID it resolves
+    search-argument names inside ``row``, the table's own columns: a table with a column named ``operation``,
+    ``bucket``, ``rowId`` (any case) had ORC skip the row groups where that column of the table was all NULL,
+    the pushed ``IsNotNull(operation)`` read as ``row.operation``: every row of a table whose ``operation``
+    column was NULL vanished from SELECT, and delete events (``row`` NULL) were skipped, so deleted rows came
+    back. A COALESCE is not handed to ORC, and Spark infers nothing from it."""
+    return F.coalesce(col, F.lit(if_null))
+
+
+def event_kind(col: Column, op: int) -> Column:
+    """An event's ``operation`` is ``op`` (0 insert, 1 update, 2 delete): see :func:`event_column`."""
+    return event_column(col, -1) == F.lit(op)
 
 
 def _uri_decode(col: Column) -> Column:
@@ -155,13 +177,23 @@ def read_events(
     df = read_orc(spark, schema, [f.path for f in footers], dates_as_text=as_text, options=options)
     # Physical names may differ in case (lower-case Impala/Hive 2 files): Spark matches case-insensitively.
     cols = [F.col(name) for name, _ in root.fields]
-    keep_all_six = (
-        cols[0].isNotNull() & cols[1].isNotNull() & cols[2].isNotNull() & cols[3].isNotNull() & cols[4].isNotNull()
-    )
-    condition = keep_all_six | cols[5].isNotNull()
+    # always true of an event; it names all six columns (the ORC pitfall in the module docstring), in a form
+    # Spark hands nothing of to ORC (see event_column)
+    condition = F.coalesce(*[c.cast("bigint") for c in cols[:5]]).isNotNull() | cols[5].isNotNull()
     if where is not None:
         condition = condition & where(cols)
     return df.where(condition), fields
+
+
+def _row_id(owid: str, bucket: str, rowid: str) -> list[Column]:
+    """The row id columns of a scan's frame, as :func:`event_column`: the IS NOT NULL that Spark infers for
+    the keys of the delete anti join's build side, or for a query's condition on ``row__id``, reaches no
+    event column (-1 matches no row id)."""
+    return [
+        event_column(F.col(owid), -1).alias(OWID),
+        event_column(F.col(bucket), -1).alias(BUCKET),
+        event_column(F.col(rowid), -1).alias(ROWID),
+    ]
 
 
 def _insert_frame(
@@ -178,14 +210,14 @@ def _insert_frame(
     options = search_argument_options(spark, fields, table_columns, key_filters) if key_filters else {}
 
     def inserts(cols: list[Column]) -> Column:
-        op, _owid, _bucket, _rowid, cwid, row = cols
-        keep = (op == 0) & row.isNotNull()
+        op, _owid, _bucket, _rowid, cwid, _row = cols
+        keep = event_kind(op, 0)
         return keep & valid_write_id(cwid, write_ids) if write_ids is not None else keep
 
     df, fields = read_events(spark, footers, options, where=inserts)
     root = parse_hive_type(footers[0].type_string)
     _op, owid, bucket, rowid, _cwid, row = (name for name, _ in root.fields)
-    out = [part_dir_of_file(keys).alias(PART_DIR), F.col(owid).alias(OWID), F.col(bucket).alias(BUCKET), F.col(rowid).alias(ROWID)]
+    out = [part_dir_of_file(keys).alias(PART_DIR), *_row_id(owid, bucket, rowid)]
     for i, (name, htype) in enumerate(table_columns):
         if i < len(fields):
             phys_name, phys_type = fields[i]
@@ -200,12 +232,12 @@ def _delete_frame(
     spark: SparkSession, footers: list[OrcFooter], keys: Sequence[str], write_ids: ValidWriteIdList
 ) -> DataFrame:
     def deletes(cols: list[Column]) -> Column:
-        return (cols[0] == 2) & valid_write_id(cols[4], write_ids)
+        return event_kind(cols[0], 2) & valid_write_id(cols[4], write_ids)
 
     df, _ = read_events(spark, footers, where=deletes)
     root = parse_hive_type(footers[0].type_string)
     _op, owid, bucket, rowid, _cwid, _row = (name for name, _ in root.fields)
-    return df.select(part_dir_of_file(keys).alias(PART_DIR), F.col(owid).alias(OWID), F.col(bucket).alias(BUCKET), F.col(rowid).alias(ROWID))
+    return df.select(part_dir_of_file(keys).alias(PART_DIR), *_row_id(owid, bucket, rowid))
 
 
 def _originals_frame(
