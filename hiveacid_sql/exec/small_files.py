@@ -37,6 +37,7 @@ from hiveacid_sql.acid.orc_footer import OrcFooter
 from hiveacid_sql.acid.scan_files import ScanFiles
 from hiveacid_sql.acid.small_events import SmallFile, insert_events_readable, live_events, without_deleted
 from hiveacid_sql.acid.writeids import ValidWriteIdList
+from hiveacid_sql.exec.session import is_connect
 from hiveacid_sql.exec.tasks import BUCKET, OWID, PART_DIR, ROWID
 
 #: Spark conf: event files of at most this many rows are read on the driver (0: none, every file by Spark).
@@ -158,10 +159,10 @@ def local_relation(spark: SparkSession, table: pa.Table, schema: T.StructType | 
     look-ups): a scan with small deltas and small deletes makes two of these per statement (measured: 38
     round trips and 17.8 ms each through ``createDataFrame``, 6 and 11.7 ms here, loaded machine). Nested and
     timestamp columns, whose values ``createDataFrame`` adjusts to the session, and encrypted I/O take
-    ``createDataFrame`` itself."""
+    ``createDataFrame`` itself, as does Spark Connect (no JVM here: its client sends the table as it is)."""
     table = table.combine_chunks()
     flat = all(not pa.types.is_nested(t) and not pa.types.is_timestamp(t) for t in table.schema.types)
-    if not flat or spark.sparkContext._encryption_enabled:  # noqa: SLF001 - PySpark's own switch, see above
+    if not flat or is_connect(spark) or spark.sparkContext._encryption_enabled:  # noqa: SLF001 - see above
         return spark.createDataFrame(table, schema)
     if schema is None:
         schema = from_arrow_schema(table.schema)
