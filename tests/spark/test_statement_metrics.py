@@ -6,9 +6,45 @@ adds jobs, or reads more rows than the snapshot holds, fails here.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
 from hiveacid_sql.exec.metrics import SparkWork, measure
 from hiveacid_sql.exec.small_files import SMALL_FILE_MAX_ROWS_CONF
 
+
+@dataclass
+class Py4jCalls:
+    """py4j round trips made from the test's thread inside :func:`py4j_calls`, and the JVM methods they called."""
+
+    count: int = 0
+    methods: set[str] = field(default_factory=set)
+
+
+@contextmanager
+def py4j_calls() -> Iterator[Py4jCalls]:
+    """Count the py4j round trips of the calling thread while the block runs (other threads, such as the
+    store's heartbeat or py4j's own garbage collection of proxies, are not counted)."""
+    import threading
+
+    import py4j.clientserver
+
+    calls = Py4jCalls()
+    me = threading.get_ident()
+    original = py4j.clientserver.ClientServerConnection.send_command
+
+    def counted(self, command, *args, **kwargs):
+        if threading.get_ident() == me:
+            calls.count += 1
+            calls.methods.add(command.split("\n")[2] if command.startswith("c\n") else "")
+        return original(self, command, *args, **kwargs)
+
+    py4j.clientserver.ClientServerConnection.send_command = counted
+    try:
+        yield calls
+    finally:
+        py4j.clientserver.ClientServerConnection.send_command = original
 
 def test_counts_a_plain_spark_job(spark):
     _, work = measure(spark, lambda: spark.range(0, 1000, numPartitions=2).selectExpr("sum(id)").collect())
@@ -151,9 +187,6 @@ def test_a_one_row_update_has_a_bounded_fixed_cost(spark, acid):
     call-site capture was turned off for our statements and casts went by type name; about 250 before the
     events were one SQL text or, for rows the driver holds, built in Arrow; 76 now), none of them making a
     temporary view. PySpark's call-site setting is the caller's again afterwards."""
-    import threading
-
-    import py4j.clientserver
     import pyspark.errors.utils as pyspark_errors
     import sqlalchemy as sa
 
@@ -162,34 +195,23 @@ def test_a_one_row_update_has_a_bounded_fixed_cost(spark, acid):
     acid.sql("UPDATE t SET v = 'w' WHERE id = 6")  # warm: the Hive cast functions registered, footers read
     setting = pyspark_errors._enable_debugging_cache  # noqa: SLF001 - PySpark's cached setting
     begun: list[object] = []
-    calls = [0]
-    methods: set[str] = set()
-    me = threading.get_ident()
-    original = py4j.clientserver.ClientServerConnection.send_command
-
-    def counted(self, command, *args, **kwargs):
-        if threading.get_ident() == me:
-            calls[0] += 1
-            methods.add(command.split("\n")[2] if command.startswith("c\n") else "")
-        return original(self, command, *args, **kwargs)
 
     def on_begin(conn: object) -> None:
         begun.append(conn)
 
     sa.event.listen(acid.store.engine, "begin", on_begin)
-    py4j.clientserver.ClientServerConnection.send_command = counted
     try:
-        result = acid.sql("UPDATE t SET v = 'x', n = n + 1 WHERE id = 7")
+        with py4j_calls() as calls:
+            result = acid.sql("UPDATE t SET v = 'x', n = n + 1 WHERE id = 7")
     finally:
-        py4j.clientserver.ClientServerConnection.send_command = original
         sa.event.remove(acid.store.engine, "begin", on_begin)
     assert result.num_updated_rows == 1
     assert len(begun) == 5
-    assert 0 < calls[0] <= 100
+    assert 0 < calls.count <= 100
     # its rows are a filter and projection of the target's frame: no temporary view made for them; they are
     # the driver's (a local relation without a rename), collected as they are and their events built in Arrow:
     # no event projection, no cache
-    assert not methods & {"createOrReplaceTempView", "dropTempView", "toDF", "select", "persist"}, methods
+    assert not calls.methods & {"createOrReplaceTempView", "dropTempView", "toDF", "select", "persist"}, calls
     assert pyspark_errors._enable_debugging_cache == setting  # noqa: SLF001
     assert acid.sql("SELECT v, n FROM t WHERE id = 7").collect() == [("x", 22)]
 
@@ -197,51 +219,31 @@ def test_a_one_row_update_has_a_bounded_fixed_cost(spark, acid):
     # not asked whether its rows are local (a frame that reads files never is)
     acid.sql("SET hiveacid.driver.scan.max.rows=0")
     spark.conf.set(SMALL_FILE_MAX_ROWS_CONF, "0")
-    calls[0] = 0
-    methods.clear()
-    py4j.clientserver.ClientServerConnection.send_command = counted
     try:
-        result = acid.sql("UPDATE t SET v = 'y' WHERE id = 8")
+        with py4j_calls() as calls:
+            result = acid.sql("UPDATE t SET v = 'y' WHERE id = 8")
     finally:
-        py4j.clientserver.ClientServerConnection.send_command = original
         spark.conf.unset(SMALL_FILE_MAX_ROWS_CONF)
     assert result.num_updated_rows == 1
-    assert not methods & {"persist", "optimizedPlan", "createOrReplaceTempView"}, methods
+    assert not calls.methods & {"persist", "optimizedPlan", "createOrReplaceTempView"}, calls
     assert acid.sql("SELECT v FROM t WHERE id = 8").collect() == [("y",)]
 
 
 def test_a_scan_of_small_deltas_hands_them_to_spark_in_few_round_trips(spark, acid):
     """A table's small insert and delete deltas are read on the driver and handed to Spark as local
     relations: each is one Arrow stream file and two JVM calls, not ``createDataFrame``'s 38 round trips
-    (its conf reads among them): 99 round trips from the statement's thread before, 34 now. The rows are the same as Spark's own read of the files."""
-    import threading
-
-    import py4j.clientserver
-
+    (its conf reads among them): 99 round trips from the statement's thread before, 34 now. The rows are
+    the same as Spark's own read of the files."""
     acid.sql("CREATE TABLE t (id int, v string) STORED AS ORC TBLPROPERTIES ('transactional'='true')")
     acid.sql("INSERT INTO t SELECT id, concat('v', id) FROM range(0, 100)")
     acid.sql("INSERT INTO t VALUES (100, 'new')")
     acid.sql("DELETE FROM t WHERE id IN (3, 100)")
     query = "SELECT count(*), sum(id), max(v) FROM t"
     expected = acid.sql(query).collect()
-    calls = [0]
-    methods: set[str] = set()
-    me = threading.get_ident()
-    original = py4j.clientserver.ClientServerConnection.send_command
-
-    def counted(self, command, *args, **kwargs):
-        if threading.get_ident() == me:
-            calls[0] += 1
-            methods.add(command.split("\n")[2] if command.startswith("c\n") else "")
-        return original(self, command, *args, **kwargs)
-
-    py4j.clientserver.ClientServerConnection.send_command = counted
-    try:
+    with py4j_calls() as calls:
         df = acid.sql(query)
-    finally:
-        py4j.clientserver.ClientServerConnection.send_command = original
-    assert "readArrowStreamFromFile" in methods and "getConfs" not in methods, methods
-    assert 0 < calls[0] <= 60, calls  # 99 through createDataFrame (34 measured here)
+    assert "readArrowStreamFromFile" in calls.methods and "getConfs" not in calls.methods, calls
+    assert 0 < calls.count <= 60, calls  # 99 through createDataFrame (34 measured here)
     assert df.collect() == expected == [(99, sum(range(100)) - 3, "v99")]
     spark.conf.set(SMALL_FILE_MAX_ROWS_CONF, "0")
     try:
