@@ -143,8 +143,9 @@ def values_of(type_: str, *, partition: bool = False) -> st.SearchStrategy:
 
 
 def key_values() -> st.SearchStrategy:
-    """The join key ``k``: a small domain so MERGE and IN find matches; NULL sometimes."""
-    return st.one_of(st.none(), st.integers(0, 6), st.integers(0, 6))
+    """The join key ``k``: a small domain so MERGE and IN find matches; NULL sometimes (not the simplest
+    draw: the simplest sequence's point statements then find rows)."""
+    return st.one_of(st.integers(0, 6), st.none(), st.integers(0, 6))
 
 
 def literal(type_: str, value: object) -> E:
@@ -299,7 +300,9 @@ def table_schema(draw: st.DrawFn, name: str) -> Table:
     partition = None
     if draw(st.integers(0, 2)) == 0:
         partition = Column("p", draw(st.sampled_from(["int", "string"])))
-    plain = draw(st.integers(0, 4)) == 0  # a plain Parquet table, partitioned or not, bucketed or not
+    # a plain Parquet table, partitioned or not, bucketed or not (not the simplest draw: hypothesis's first
+    # sequence, CI's, is the one of simplest draws, and a plain table refuses UPDATE / DELETE / MERGE)
+    plain = draw(st.integers(0, 4)) == 4
     buckets = draw(st.sampled_from([None, None, 2, 3]))
     bucket_column = "k"
     if buckets:
@@ -322,8 +325,8 @@ def create_view(draw: st.DrawFn, name: str, table: Table) -> Statement:
 
 
 @st.composite
-def insert_values(draw: st.DrawFn, table: Table) -> Statement:
-    rows = draw(st.lists(row_literals(table), min_size=1, max_size=4))
+def insert_values(draw: st.DrawFn, table: Table, min_rows: int = 1, max_rows: int = 4) -> Statement:
+    rows = draw(st.lists(row_literals(table), min_size=min_rows, max_size=max_rows))
     hive_rows = ", ".join("(" + ", ".join(e.hive for e in r) + ")" for r in rows)
     duck_rows = ", ".join("(" + ", ".join(e.duck for e in r) + ")" for r in rows)
     return Statement("insert-values", f"INSERT INTO {table.name} VALUES {hive_rows}",
@@ -394,15 +397,56 @@ def delete(draw: st.DrawFn, table: Table, tables: list[Table]) -> Statement:
     return Statement("delete", f"DELETE FROM {table.name}{where.hive}", [f"DELETE FROM {table.name}{where.duck}"])
 
 
+@st.composite
+def key_where(draw: st.DrawFn, table: Table) -> E:
+    """`` WHERE ..`` of a point statement: conditions on the integer key ``k`` that the planner turns into key
+    filters (``=``, ``IN``, ``BETWEEN``, a range, each maybe with another conjunct), or an OR of one with
+    another condition (no key filter: the Spark scan). Such a statement on a full ACID table larger than
+    ``hiveacid.driver.scan.max.rows`` is read by the point read (``exec/local_scan.point_frame``)."""
+    k = Column("k", "int")
+    v = draw(st.integers(-1, 7))
+    kind = draw(st.integers(0, 4))
+    if kind == 0:
+        key = same(f"k = {v}")
+    elif kind == 1:
+        values = draw(st.lists(st.integers(-1, 7), min_size=1, max_size=3))
+        key = same(f"k IN ({', '.join(map(str, values))})")
+    elif kind == 2:
+        key = same(f"k BETWEEN {v} AND {v + draw(st.integers(0, 3))}")
+    elif kind == 3:
+        key = same(f"k {draw(st.sampled_from(['<', '<=', '>', '>=']))} {v}")
+    else:
+        key = same(f"{v} >= k")  # the literal on the left
+    shape = draw(st.integers(0, 2))
+    if shape == 0:
+        return E(f" WHERE {key.hive}", f" WHERE {key.duck}")
+    other = draw(predicate([(c, None) for c in table.all_columns if c != k]))
+    op = "AND" if shape == 1 else "OR"
+    return E(f" WHERE {key.hive} {op} ({other.hive})", f" WHERE {key.duck} {op} ({other.duck})")
+
+
+@st.composite
+def point_change(draw: st.DrawFn, table: Table) -> Statement:
+    """An UPDATE or DELETE whose WHERE is :func:`key_where`'s."""
+    where = draw(key_where(table))
+    if draw(st.booleans()):
+        return Statement("delete", f"DELETE FROM {table.name}{where.hive}", [f"DELETE FROM {table.name}{where.duck}"])
+    sets = _assignments(draw, table, cols(table))
+    return Statement("update", f"UPDATE {table.name} SET {sets.hive}{where.hive}",
+                     [f"UPDATE {table.name} SET {sets.duck}{where.duck}"])
+
+
 def truncate(table: Table) -> Statement:
     return Statement("truncate", f"TRUNCATE TABLE {table.name}", [f"DELETE FROM {table.name}"])
 
 
 @st.composite
-def merge(draw: st.DrawFn, target: Table, tables: list[Table]) -> Statement:
+def merge(draw: st.DrawFn, target: Table, tables: list[Table], *, inserting: bool = False) -> Statement:
     """MERGE with 1-5 WHEN clauses over a source grouped by ``k`` (so each target row meets <= 1 source row).
 
     Within each kind (MATCHED, NOT MATCHED, NOT MATCHED BY SOURCE) only the last clause may be unconditional.
+    ``inserting``: a NOT MATCHED clause and no NOT MATCHED BY SOURCE one (a right outer join: the MERGE split
+    of a small source, exec/merge_split.py).
     """
     source = draw(st.sampled_from(tables))
     aggs = [f"max({c.name}) AS {c.name}" for c in source.all_columns if c.name != "k"]
@@ -415,7 +459,10 @@ def merge(draw: st.DrawFn, target: Table, tables: list[Table]) -> Statement:
     if draw(st.booleans()):
         extra = draw(predicate(t_cols))
         on = E(f"t.k = s.k AND {extra.hive}", f"t.k = s.k AND {extra.duck}")
-    kinds = draw(st.lists(st.sampled_from(["matched", "not_matched", "by_source"]), min_size=1, max_size=5))
+    if inserting:
+        kinds = [*draw(st.lists(st.just("matched"), min_size=1, max_size=2)), "not_matched"]
+    else:
+        kinds = draw(st.lists(st.sampled_from(["matched", "not_matched", "by_source"]), min_size=1, max_size=5))
     clauses_h: list[str] = []
     clauses_d: list[str] = []
     for i, kind in enumerate(kinds):
