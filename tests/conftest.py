@@ -174,6 +174,7 @@ FULL_ONLY: tuple[str, ...] = (
     "tests/system/test_hive_fixtures.py::test_alltypesorc_as_source_of_insert_update_delete",
     # the spark tier: each file keeps its principal tests (a feature's first scenario, its refusals, the
     # walkthrough's exact layout); its further scenarios and variants run with --full
+    "tests/spark/test_point_read_twin.py::",  # random point statements, point read vs Spark scan (~25 s)
     "tests/spark/test_compaction.py::test_compaction_keeps_every_type_and_files_written_before_add_columns",
     "tests/spark/test_compaction.py::test_and_wait_takes_back_a_request_whose_worker_process_died",
     "tests/spark/test_compaction.py::test_insert_spread_over_two_writers_then_update_delete_minor_and_major_per_writer",
