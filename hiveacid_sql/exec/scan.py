@@ -186,13 +186,13 @@ def read_events(
 
 
 def _row_id(owid: str, bucket: str, rowid: str) -> list[Column]:
-    """The row id columns of a scan's frame, as :func:`event_column`: the IS NOT NULL that Spark infers for
-    the keys of the delete anti join's build side, or for a query's condition on ``row__id``, reaches no
-    event column (-1 matches no row id)."""
+    """The row id columns of a scan's frame, through :func:`event_column`: the IS NOT NULL that Spark infers
+    for the keys of the delete anti join's build side, or for a query's condition on ``row__id``, reaches no
+    event column. NULLIF(.., -1) gives back the column's value and its nullability (row ids are never
+    negative), so the frame's schema is the driver read's (``row__id``'s fields nullable)."""
     return [
-        event_column(F.col(owid), -1).alias(OWID),
-        event_column(F.col(bucket), -1).alias(BUCKET),
-        event_column(F.col(rowid), -1).alias(ROWID),
+        F.nullif(event_column(F.col(name), -1), F.lit(-1)).alias(alias)
+        for name, alias in ((owid, OWID), (bucket, BUCKET), (rowid, ROWID))
     ]
 
 
