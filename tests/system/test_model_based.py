@@ -8,7 +8,8 @@ both by the Spark reader and by ``hiveacid_sql.read_table`` (pyarrow, no Spark),
 ``tests/support/acid_invariants.py``. Every sequence starts with 3-6 rows in each table, a point
 UPDATE/DELETE on each and a MERGE with an INSERT clause, and half (CI's among them) run with ``hiveacid.driver.scan.max.rows``
 2: the tables then count as large, so point statements take the point read (``exec/local_scan.point_frame``)
-and MERGEs may take the split (``exec/merge_split.py``); ``test_model_based`` asserts the point read was taken (before,
+and MERGEs the split's driver path (``exec/merge_split.py``; the statements read files of over 2 rows by
+Spark's reader); ``test_model_based`` asserts both were taken (before,
 CI's sequence, hypothesis's simplest, was refused DELETEs on plain tables only). A failure shrinks to a short sequence of SQL
 statements printed by hypothesis; minimised cases become regular tests in ``tests/test_regressions.py``.
 
@@ -45,6 +46,7 @@ import hiveacid_sql.exec.binder as binder_module
 import hiveacid_sql.exec.merge_split as merge_split
 import tests.support.model_sql as m
 from hiveacid_sql.errors import HiveAcidError
+from hiveacid_sql.exec.small_files import SMALL_FILE_MAX_ROWS_CONF
 from tests.support.acid_invariants import check_table
 from tests.support.stores import hive_store_url
 
@@ -102,6 +104,7 @@ class ModelMachine(RuleBasedStateMachine):
         self.tables: dict[str, m.Table] = {}
         self.views: dict[str, str] = {}  # view -> the table it reads
         self.log: list[str] = []
+        self.small_file_rows: str | None = None  # spark.hiveacid.read.small.file.max.rows for the statements
 
     def teardown(self) -> None:
         log = os.environ.get("HIVEACID_MODEL_LOG")  # a long run's progress: one line per finished sequence
@@ -118,11 +121,22 @@ class ModelMachine(RuleBasedStateMachine):
     def _run(self, statement: m.Statement) -> None:
         self.log.append(statement.hive)
         try:
-            self.acid.sql(statement.hive)
+            self._sql(statement.hive)
         except Exception as exc:
             raise AssertionError(f"hiveacid-sql failed on {statement.hive}\n  {type(exc).__name__}: {exc}") from exc
         for text in statement.duck:
             self.duck.execute(text)
+
+    def _sql(self, text: str) -> None:
+        """One statement on hiveacid-sql, with :attr:`small_file_rows` set for it."""
+        if self.small_file_rows is None:
+            self.acid.sql(text)
+            return
+        self.spark.conf.set(SMALL_FILE_MAX_ROWS_CONF, self.small_file_rows)
+        try:
+            self.acid.sql(text)
+        finally:
+            self.spark.conf.unset(SMALL_FILE_MAX_ROWS_CONF)
 
     def _create(self, table: m.Table) -> None:
         self._run(m.Statement("create", table.hive_ddl(), [table.duck_ddl()]))
@@ -139,6 +153,9 @@ class ModelMachine(RuleBasedStateMachine):
         # rows each) large, so point statements take the point read (exec/local_scan.point_frame) and MERGEs
         # the split's driver path (exec/merge_split.py), which the default (5000) never reaches here.
         self.acid.sql(f"SET hiveacid.driver.scan.max.rows={driver_rows}")
+        # and the statements read files of more rows by Spark's ORC reader, not on the driver (exec/small_files.py):
+        # else their targets are local relations anyway and a MERGE never splits (the checks' reads keep it)
+        self.small_file_rows = "2" if driver_rows == 2 else None
         for i in range(n):
             self._create(data.draw(m.table_schema(f"t{i}"), label=f"t{i}"))
         for table in self.table_list:  # rows to begin with: more than 2, so that point statements find some
@@ -168,7 +185,7 @@ class ModelMachine(RuleBasedStateMachine):
         nothing changes (DuckDB is left alone, so ``same_contents`` proves it)."""
         self.log.append(f"(refused) {statement.hive}")
         try:
-            self.acid.sql(statement.hive)
+            self._sql(statement.hive)
         except HiveAcidError as exc:
             assert message in str(exc), str(exc)
             return
@@ -327,8 +344,11 @@ def test_model_based(spark, request: pytest.FixtureRequest, monkeypatch: pytest.
     ModelMachine.spark = spark
     run_state_machine_as_test(ModelMachine, settings=_settings(bool(request.config.getoption("--full"))))
     # the simplest sequence (CI's) already has point statements on full ACID tables larger than
-    # hiveacid.driver.scan.max.rows (2): the point read must have been taken, not only reachable
+    # hiveacid.driver.scan.max.rows (2) and a MERGE with an INSERT clause on one whose files Spark reads:
+    # the point read and the split's driver path must have been taken, not only reachable
     assert taken.point_reads >= 1, "no statement of the model run took the point read"
+    print(f"point reads {taken.point_reads}, MERGE splits held on the driver {taken.split_driver}")
+    assert taken.split_driver >= 1, "no MERGE of the model run took the split's driver path"
 
 
 #: The model on a Hive-script database with ``--full``: one short sequence (the store's part of a step is
