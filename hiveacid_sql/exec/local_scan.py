@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.fs as pafs
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -23,7 +22,13 @@ from pyspark.sql import types as T
 
 from hiveacid_sql.acid.arrow_scan import ROW_ID, partition_arrays, scan_dir, table_schema
 from hiveacid_sql.acid.hive_types import HiveType
-from hiveacid_sql.acid.point_read import IntCondition, estimated_rows, point_events, search_argument
+from hiveacid_sql.acid.point_read import (
+    IntCondition,
+    estimated_rows,
+    point_events,
+    satisfying,
+    search_argument,
+)
 from hiveacid_sql.acid.scan_files import ScanFiles
 from hiveacid_sql.acid.small_events import SmallFile, insert_events_readable, live_events, without_deleted
 from hiveacid_sql.acid.writeids import ValidWriteIdList
@@ -91,31 +96,6 @@ def _as_frame(
         F.col(f"`{h.name}`") if h.dataType == f.dataType else cast_to(F.col(f"`{h.name}`"), f.dataType).alias(f.name)
         for h, f in zip(have, schema.fields, strict=True)
     ])
-
-
-_INTEGRAL = frozenset({"tinyint", "smallint", "int", "bigint"})
-_INT64 = (-(1 << 63), (1 << 63) - 1)
-
-
-def satisfying(
-    events: pa.Table, table_columns: Sequence[tuple[str, HiveType]], conditions: Sequence[IntCondition]
-) -> pa.Table:
-    """The events whose integral table columns satisfy ``conditions`` (NULL satisfies none): a key filter is a
-    conjunct of the statement's WHERE, so a row failing it is one the statement drops anyway, and the row
-    groups' other rows need not reach Spark (10,000 rows handed over and filtered there for a one-row UPDATE)."""
-    mask = None
-    for c in conditions:
-        name, htype = table_columns[c.position]
-        if htype.name not in _INTEGRAL or not c.values or any(not _INT64[0] <= v <= _INT64[1] for v in c.values):
-            continue
-        col = events.column(name).cast(pa.int64())
-        if c.op in ("=", "in"):
-            hit = pc.is_in(col, value_set=pa.array(c.values, pa.int64()))
-            hit = pc.and_(hit, pc.is_valid(col))
-        else:
-            hit = {"<": pc.less, "<=": pc.less_equal, ">": pc.greater, ">=": pc.greater_equal}[c.op](col, c.values[0])
-        mask = hit if mask is None else pc.and_(mask, hit)
-    return events if mask is None else events.filter(pc.fill_null(mask, False))
 
 
 #: Delete events (by their files' footers) a point read applies on the driver at most; more: the Spark scan.

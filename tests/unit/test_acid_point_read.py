@@ -95,7 +95,7 @@ def test_the_estimate_spreads_a_file_s_rows_over_its_footer_range(tmp_path):
 
 
 def test_rows_failing_a_key_filter_do_not_reach_spark(tmp_path):
-    from hiveacid_sql.exec.local_scan import satisfying
+    from hiveacid_sql.acid.point_read import satisfying
 
     table, decoded = _read(_file(tmp_path / "bucket_00000"), [IntCondition(0, "=", (5500,))])
     assert decoded == STRIDE
