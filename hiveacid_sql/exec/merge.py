@@ -10,6 +10,7 @@ the driver or the task writer; then that writer. Nothing re-scans the target. Th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -77,7 +78,7 @@ def write_merge(
         classified, (source_rows, matched, event_count) = rows.frame, counted
     else:
         classified, counts = _checked_counts(plan, rows.frame, check)
-        source_rows, matched, event_count = int(counts["source_rows"]), int(counts["matched"]), _event_count(plan, counts)
+        source_rows, matched, event_count = int(counts["source_rows"]), int(counts["matched"]), _event_count(plan, {c.index: int(counts[f"clause_{c.index}"]) for c in plan.clauses})
     classified = enforce_checks(classified, target, applies=_in(clause, _indices(clauses, "update", "insert")))
     updates = _indices(clauses, "update")
     keep_partition = [i for i in updates if i not in plan.moves_partitions]
@@ -137,9 +138,9 @@ def _driver_counts(plan: MergePlan, rows: MergeRows, check: bool) -> tuple[int, 
     source_rows = len(pc.unique(held.column(SOURCE_ID))) + rows.unmatched
     counts = held.group_by(CLAUSE).aggregate([(CLAUSE, "count")])
     per_clause = dict(zip(counts.column(CLAUSE).to_pylist(), counts.column(f"{CLAUSE}_count").to_pylist(), strict=True))
-    events = rows.unmatched + sum(
-        per_clause.get(c.index, 0) * (2 if c.action == "update" else 1) for c in plan.clauses if c.action != "insert"
-    )
+    # the held rows are the matched ones (no INSERT clause applies to them); each unmatched source row makes
+    # at most one insert event
+    events = rows.unmatched + _event_count(plan, per_clause)
     return source_rows, matched, events
 
 
@@ -205,10 +206,10 @@ def _counts_for_a_clause(per_clause: list[str]) -> Column:
     return F.greatest(*[F.col(n) for n in per_clause], F.lit(0)) > 0
 
 
-def _event_count(plan: MergePlan, counts: Row) -> int:
-    """The events the write will hold, from the aggregate's rows per clause: an UPDATE writes two per row
-    (the delete event and the new version), a DELETE or an INSERT one."""
-    return sum(int(counts[f"clause_{c.index}"]) * (2 if c.action == "update" else 1) for c in plan.clauses)
+def _event_count(plan: MergePlan, per_clause: Mapping[int, int]) -> int:
+    """The events the write will hold, from the rows per clause index (absent: none): an UPDATE writes two
+    per row (the delete event and the new version), a DELETE or an INSERT one."""
+    return sum(per_clause.get(c.index, 0) * (2 if c.action == "update" else 1) for c in plan.clauses)
 
 
 def _checked_counts(plan: MergePlan, classified: DataFrame, check: bool) -> tuple[DataFrame, Row]:
