@@ -72,20 +72,23 @@ class ScanFiles:
     def original_files(self) -> tuple[str, ...]:
         return tuple(p for d in self.dirs for p in d.original_files)
 
+    @functools.cached_property
+    def stats(self) -> Mapping[str, tuple[int, int | None]]:
+        """Every listed file's (size, modification time), all directories together (made once)."""
+        merged: dict[str, tuple[int, int | None]] = {}
+        for d in self.dirs:
+            merged.update(d.stats)
+        return merged
+
     def size_of(self, path: str) -> int | None:
         """The listed size of one of this snapshot's files (None: not listed with a size)."""
-        for d in self.dirs:
-            stat = d.stats.get(path)
-            if stat is not None:
-                return stat[0]
-        return None
+        stat = self.stats.get(path)
+        return stat[0] if stat is not None else None
 
     def footers(self, fs: pafs.FileSystem, paths: Iterable[str]) -> list[OrcFooter]:
         """The footers of ``paths`` (files of this snapshot), through the process's footer cache: a file listed
         with the same size and modification time as when its footer was read is not opened again."""
-        stats: dict[str, tuple[int, int | None]] = {}
-        for d in self.dirs:
-            stats.update(d.stats)
+        stats = self.stats
         out = []
         for path in paths:
             size, mtime_ns = stats.get(path, (None, None))
